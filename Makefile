@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Process containers for Linux 6.12: build, boot and test harness.
+#
+#   make run      build what is missing, boot, show containers working
+#   make check    build, boot, run every selftest; "N passed, N failed"
+#   make refresh  turn edits made in build/src back into the repository
+#   make clean    remove build products (not the Debian packages)
+#
+# Variables: CONFIG=<name> (a configuration below; default containers),
+# RUN=<script> (run that script in the guest instead of the demo),
+# CHECK_CONFIGS (configurations "make check" boots), BOOT_TIMEOUT, CPUS.
+
+include scripts/version.mk
+
+CONFIG ?= containers
+CHECK_CONFIGS ?= containers
+CPUS ?= 4
+
+# Configurations: tinyconfig plus these fragments of configs/, in order.
+FRAGMENTS_containers := base containers
+FRAGMENTS_baseline := base baseline
+
+B := $(CURDIR)/build
+PRISTINE := $(B)/pristine/linux-source-6.12
+TREE := $(B)/src
+OBJ = $(B)/obj-$(1)
+KERNEL = $(call OBJ,$(1))/arch/x86/boot/bzImage
+JOBS := $(shell nproc)
+
+export REPO := $(CURDIR)
+export PRISTINE TREE
+
+# ccache with its default per-user cache; the base dir makes compilations
+# from another clone of this repository (CI) hit the same entries.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
+	CC="ccache gcc" LOCALVERSION= KBUILD_BUILD_USER=containers \
+	KBUILD_BUILD_HOST=harness KBUILD_BUILD_TIMESTAMP="2026-01-01"
+
+.PHONY: all deps tree prepare kernel-% kernels selftests initramfs run \
+	check check-% check-harness refresh clean help
+.NOTPARALLEL:
+
+all: kernel-$(CONFIG)
+
+help:
+	@sed -n '3,13s/^# \{0,1\}//p' Makefile
+
+deps:
+	@scripts/deps.sh
+
+tree: deps
+	@scripts/unpack.sh
+
+prepare: tree
+	@scripts/prepare.sh
+
+kernel-%: prepare
+	@test -n "$(FRAGMENTS_$*)" || { echo "no configuration '$*'" >&2; exit 1; }
+	@OBJ=$(call OBJ,$*) scripts/kconfig.sh \
+		$(foreach f,$(FRAGMENTS_$*),configs/$(f).config)
+	@echo "  KBUILD  $* (O=build/obj-$*)"
+	@$(call KMAKE,$*) bzImage
+	@OBJ=$(call OBJ,$*) scripts/kconfig.sh \
+		$(foreach f,$(FRAGMENTS_$*),configs/$(f).config)
+
+SELFTESTS := $(B)/selftests
+selftests: prepare
+	@echo "  SELFTEST tools/testing/selftests/containers"
+	@mkdir -p $(SELFTESTS)
+	@$(MAKE) -s -C $(TREE)/tools/testing/selftests/containers \
+		OUTPUT=$(SELFTESTS) CC="ccache gcc"
+	@$(MAKE) -s --no-print-directory -C $(TREE)/tools/testing/selftests/containers \
+		OUTPUT=$(SELFTESTS) emit_tests 2>/dev/null | \
+		sed -n 's/^[^:[:space:]]*:\([^:[:space:]]*\)$$/\1/p' >$(SELFTESTS)/list.tmp
+	@mv $(SELFTESTS)/list.tmp $(SELFTESTS)/list
+
+initramfs: selftests
+	@scripts/initramfs.sh $(B)/initramfs.cpio $(SELFTESTS) $(RUN)
+
+run: kernel-$(CONFIG) initramfs
+	@if [ -t 0 ]; then i=1; else i=0; fi; \
+	INTERACTIVE=$$i CPUS=$(CPUS) scripts/boot.sh $(call KERNEL,$(CONFIG)) \
+		$(B)/initramfs.cpio $(if $(RUN),run,demo) $(B)/log/run-$(CONFIG).log
+
+check: $(foreach c,$(CHECK_CONFIGS),kernel-$(c)) initramfs
+	@scripts/check.sh $(foreach c,$(CHECK_CONFIGS),$(c):$(call KERNEL,$(c)))
+
+check-harness: kernel-$(CONFIG) initramfs
+	@scripts/test-harness.sh $(call KERNEL,$(CONFIG))
+
+refresh:
+	@scripts/refresh.sh
+
+clean:
+	rm -rf $(B)/obj-* $(B)/selftests $(B)/initramfs.cpio $(B)/log \
+		$(B)/src $(B)/src.manifest $(B)/series $(B)/bench

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot each configuration given as NAME:KERNEL with the selftests, and add up
+# the results into the final "N passed, N failed" line.  Non-zero exit on any
+# failure, including a boot that hung or a console with a kernel report.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+log=$here/../build/log
+pass=0 fail=0 skip=0 rc=0
+for arg; do
+	name=${arg%%:*} kernel=${arg#*:}
+	echo "=== check: $name ($(date +%T)) ==="
+	start=$(date +%s)
+	out=$("$here/boot.sh" "$kernel" "$here/../build/initramfs.cpio" check \
+		"$log/check-$name.log" | tail -n 1)
+	r=${PIPESTATUS[0]}
+	[ "$r" -ne 0 ] && rc=1
+	p=$(echo "$out" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+	f=$(echo "$out" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+	s=$(echo "$out" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+	[ -z "$f" ] && f=1
+	[ "$r" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	pass=$((pass + ${p:-0})) fail=$((fail + f)) skip=$((skip + ${s:-0}))
+	echo "=== $name: ${p:-0} passed, $f failed, ${s:-0} skipped" \
+	     "in $(($(date +%s) - start))s (console: build/log/check-$name.log) ==="
+done
+echo "$pass passed, $fail failed, $skip skipped"
+exit $rc

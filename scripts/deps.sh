@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages the harness needs, only those that are missing.
+# The kernel source package is pinned in scripts/version.mk; when the archive
+# no longer has that exact version, install the newest 6.12 and say so loudly.
+set -eu
+cd "$(dirname "$0")/.."
+pkg=$(sed -n 's/^KERNEL_PKG := //p' scripts/version.mk)
+want=$(sed -n 's/^KERNEL_PKG_VERSION := //p' scripts/version.mk)
+
+tools="qemu-system-x86 busybox-static gcc make flex bison bc libelf-dev
+       libssl-dev libc6-dev cpio xz-utils ccache patch perl python3 e2fsprogs"
+
+installed() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null; }
+
+missing=""
+for p in $tools; do
+	case "$(installed "$p")" in
+	"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+have=$(installed "$pkg" | sed -n 's/^install ok installed //p')
+if [ "$have" != "$want" ] || [ -n "$missing" ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	if [ "$have" != "$want" ]; then
+		if apt-cache madison "$pkg" | awk '{print $3}' | grep -qxF "$want"; then
+			missing="$missing $pkg=$want"
+		elif [ -z "$have" ]; then
+			echo "deps: WARNING: $pkg $want is no longer in the archive;" \
+			     "installing the newest 6.12 instead" >&2
+			missing="$missing $pkg"
+		else
+			echo "deps: WARNING: $pkg $want is not available;" \
+			     "keeping installed $have" >&2
+		fi
+	fi
+	if [ -n "$missing" ]; then
+		echo "deps: installing$missing"
+		apt-get install -y -q --no-install-recommends $missing >/dev/null
+	fi
+fi
+exit 0

@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run every selftest binary listed in /selftests/list as one TAP stream
+# (each binary a subtest with its own kselftest TAP output, indented by "# "
+# lines), then add up the harness totals into the sentinel line the host
+# checks:  HARNESS-RESULT: passed=N failed=N skipped=N
+cd /selftests || exit 1
+n=$(wc -l <list)
+echo "TAP version 13"
+echo "1..$n"
+i=0 pass=0 fail=0 skip=0
+while read -r t; do
+	i=$((i + 1))
+	out=/tmp/out.$i
+	echo "# selftests: containers: $t"
+	timeout ${SELFTEST_TIMEOUT:-300} ./$t >$out 2>&1
+	rc=$?
+	sed 's/^/# /' $out
+	tot=$(grep '^# Totals:' $out | tail -n 1)
+	p=$(echo "$tot" | sed -n 's/.*Totals: pass:\([0-9]*\).*/\1/p')
+	f=$(echo "$tot" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
+	s=$(echo "$tot" | sed -n 's/.* skip:\([0-9]*\).*/\1/p')
+	e=$(echo "$tot" | sed -n 's/.* error:\([0-9]*\).*/\1/p')
+	if [ -z "$tot" ]; then
+		# Crashed or timed out before printing its totals.
+		p=0 f=1 s=0 e=0
+	elif [ $rc -ne 0 ] && [ $((${f:-0} + ${e:-0})) -eq 0 ]; then
+		f=1
+	fi
+	pass=$((pass + ${p:-0})) fail=$((fail + ${f:-0} + ${e:-0}))
+	skip=$((skip + ${s:-0}))
+	if [ $rc -eq 0 ]; then
+		echo "ok $i selftests: containers: $t"
+	else
+		echo "not ok $i selftests: containers: $t # exit=$rc"
+	fi
+done <list
+echo "HARNESS-RESULT: passed=$pass failed=$fail skipped=$skip"
