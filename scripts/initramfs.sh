@@ -8,6 +8,7 @@ out=$1 tests=$2 run=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"	# mktemp made it 0700: it becomes the guest's /
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root,selftests}
 cp /bin/busybox "$root/bin/busybox"

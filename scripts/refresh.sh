@@ -20,7 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # 1. New files of the project.
-git -C "$TREE" ls-files --others --exclude-standard -- $OVERLAY_DIRS |
+git -C "$TREE" ls-files --others -- $OVERLAY_DIRS |
 while read -r f; do
 	if ! cmp -s "$TREE/$f" "$REPO/$f"; then
 		mkdir -p "$REPO/$(dirname "$f")"
@@ -46,8 +46,9 @@ if [ -s "$tmp/orphans" ]; then
 		exit 1
 	fi
 	if [ ! -f "$PATCHES/$NEW" ]; then
-		printf 'DESCRIBE ME\n\nSigned-off-by: %s\n---\n' \
+		printf 'DESCRIBE ME\n\nSigned-off-by: %s <%s>\n---\n' \
 		       "$(git -C "$REPO" config user.name || echo nobody)" \
+		       "$(git -C "$REPO" config user.email || echo nobody)" \
 		       >"$PATCHES/$NEW"
 		echo "$NEW" >>"$PATCHES/series"
 		patches+=("$NEW")
@@ -71,6 +72,7 @@ i=0
 for p in "${patches[@]}"; do
 	cp -a "$tmp/s/$i" "$tmp/s/$((i + 1))"
 	i=$((i + 1))
+	grep -q '^--- ' "$PATCHES/$p" || continue
 	patch -d "$tmp/s/$i" -p1 -F0 -N -s --no-backup-if-mismatch -r - \
 		<"$PATCHES/$p" >/dev/null
 done

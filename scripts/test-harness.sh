@@ -68,5 +68,15 @@ guest "kernel warning on the console" \
 	'kernel error report'
 guest "guest that dies before its result" 'reboot -f' 'without its result'
 guest "check with no passing test" 'true' 'no test passed' 60 check-empty
+
+# 7. check.sh must fail, and say so, when a guest reports a failed test.
+out=$(INITRD=$tmp/initrd JOB=check-fail "$here/check.sh" "t:$kernel" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && echo "$out" | tail -n 1 | grep -q '^3 passed, 1 failed'; then
+	result ok "check: a failed test makes check fail"
+else
+	result fail "check: a failed test (rc=$rc)"
+	echo "$out" | tail -n 5 | sed 's/^/#   /'
+fi
 echo "$((n - bad)) passed, $bad failed"
 [ $bad -eq 0 ]
