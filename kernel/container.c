@@ -1135,11 +1135,10 @@ static ssize_t container_flag_write(struct kernfs_open_file *of, char *buf,
 		set_bit(cft->private, &cont->flags);
 	else
 		clear_bit(cft->private, &cont->flags);
-	if (cft->private == CONT_NOTIFY_ON_RELEASE && v) {
-		spin_lock(&css_group_lock);
-		check_for_release(cont);
-		spin_unlock(&css_group_lock);
-	}
+	/*
+	 * As in cgroup v1, setting notify_on_release on a container that is
+	 * already empty does not call the agent: only becoming empty does.
+	 */
 	return nbytes;
 }
 

@@ -1516,6 +1516,19 @@ TEST_F_TIMEOUT(named, release_agent_runs_on_last_exit, 60)
 		TH_LOG("release agent not run with /rel");
 }
 
+/* Setting the flag on a container that is already empty is no release. */
+TEST_F_TIMEOUT(named, release_agent_not_run_on_flag_write, 60)
+{
+	char *out;
+
+	out = setup_agent(_metadata, &self->env, self->root);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, cn_mkdir(P("%s/idle", self->root)));
+	ASSERT_EQ(0, cn_write(P("%s/idle/notify_on_release", self->root), "1"));
+	cn_sleep_ms(1000);
+	EXPECT_FALSE(file_has_line(out, "/idle"));
+}
+
 TEST_F_TIMEOUT(named, release_agent_runs_on_last_move_nested, 60)
 {
 	const char *r = self->root;
