@@ -20,6 +20,9 @@ enum {
 
 /**
  * struct container_root - a hierarchy
+ * @rcu: frees it after a grace period, since RCU readers may still be
+ *	looking at @top through a subsystem state that just moved away
+ *	(first: kfree_rcu() needs a small offset)
  * @kf_root: its kernfs tree (NULL for the dummy root)
  * @subsys_mask: the subsystems bound to it
  * @hierarchy_id: its number in /proc/<pid>/container; 0 for the dummy root
@@ -36,6 +39,7 @@ enum {
  * Everything here is protected by container_mutex.
  */
 struct container_root {
+	struct rcu_head rcu;
 	struct kernfs_root *kf_root;
 	unsigned long subsys_mask;
 	int hierarchy_id;

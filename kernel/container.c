@@ -654,7 +654,8 @@ static void free_subsys_states(struct container *cont)
 	}
 }
 
-static int container_create(struct container *parent, const char *name)
+static struct container *container_create(struct container *parent,
+					  const char *name)
 {
 	struct container_root *root = parent->root;
 	unsigned long mask = root->subsys_mask;
@@ -666,7 +667,7 @@ static int container_create(struct container *parent, const char *name)
 	lockdep_assert_held(&container_mutex);
 	cont = kzalloc(sizeof(*cont), GFP_KERNEL);
 	if (!cont)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	init_container(cont, root, parent);
 
 	for_each_subsys_in(ss, i, mask) {
@@ -709,7 +710,7 @@ static int container_create(struct container *parent, const char *name)
 	list_add_tail(&cont->sibling, &parent->children);
 	root->nr_containers++;
 	kernfs_activate(kn);
-	return 0;
+	return cont;
 
 err_remove:
 	kernfs_remove(kn);
@@ -717,21 +718,20 @@ err_remove:
 err_free:
 	free_subsys_states(cont);
 	kfree(cont);
-	return ret;
+	return ERR_PTR(ret);
 }
 
 static int container_mkdir(struct kernfs_node *parent_kn, const char *name,
 			   umode_t mode)
 {
-	struct container *parent;
-	int ret;
+	struct container *parent, *cont;
 
 	parent = container_kn_lock_live(parent_kn);
 	if (!parent)
 		return -ENODEV;
-	ret = container_create(parent, name);
+	cont = container_create(parent, name);
 	container_kn_unlock(parent_kn);
-	return ret;
+	return PTR_ERR_OR_ZERO(cont);
 }
 
 static int container_destroy_locked(struct container *cont)
@@ -937,6 +937,187 @@ out:
 		put_task_struct(ents[i].task);
 	}
 	kvfree(ents);
+	return ret;
+}
+
+/**
+ * container_next_descendant_pre - walk a subtree in pre-order
+ * @pos: the container visited last, NULL to start
+ * @top: the root of the subtree, visited first
+ *
+ * Context: container_mutex held for the whole walk.
+ * Return: the next container, or NULL when the walk is over.
+ */
+struct container *container_next_descendant_pre(struct container *pos,
+						struct container *top)
+{
+	struct container *next;
+
+	lockdep_assert_held(&container_mutex);
+	if (!pos)
+		return top;
+	next = list_first_entry_or_null(&pos->children, struct container,
+					sibling);
+	if (next)
+		return next;
+	while (pos != top) {
+		if (!list_is_last(&pos->sibling, &pos->parent->children))
+			return list_next_entry(pos, sibling);
+		pos = pos->parent;
+	}
+	return NULL;
+}
+
+/**
+ * container_get_tasks - take a reference on every task of a container
+ * @cont: the container
+ * @nr: set to the number of tasks returned
+ *
+ * Tasks that join @cont afterwards (by fork) are not in the array; a
+ * subsystem that must see them also has a fork callback.
+ *
+ * Context: may sleep.
+ * Return: an array for container_put_tasks() (NULL when @cont is empty),
+ * or ERR_PTR(-ENOMEM).
+ */
+struct task_struct **container_get_tasks(struct container *cont, int *nr)
+{
+	struct task_struct **tasks = NULL, *t;
+	struct cg_link *link;
+	int n, cap = 0;
+
+	*nr = 0;
+	for (;;) {
+		n = container_task_count(cont);
+		if (!n)
+			return NULL;
+		if (n > cap) {
+			kvfree(tasks);
+			cap = n + n / 4 + 8;
+			tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+			if (!tasks)
+				return ERR_PTR(-ENOMEM);
+		}
+		n = 0;
+		spin_lock(&css_group_lock);
+		list_for_each_entry(link, &cont->css_groups, cont_node) {
+			list_for_each_entry(t, &link->cg->tasks, container_node) {
+				if (n == cap)
+					goto grown;
+				get_task_struct(t);
+				tasks[n++] = t;
+			}
+		}
+		spin_unlock(&css_group_lock);
+		*nr = n;
+		return tasks;
+grown:
+		spin_unlock(&css_group_lock);
+		while (n)
+			put_task_struct(tasks[--n]);
+	}
+}
+
+/**
+ * container_put_tasks - drop what container_get_tasks() returned
+ * @tasks: the array (NULL or an ERR_PTR() are ignored)
+ * @nr: its length
+ */
+void container_put_tasks(struct task_struct **tasks, int nr)
+{
+	if (IS_ERR_OR_NULL(tasks))
+		return;
+	while (nr)
+		put_task_struct(tasks[--nr]);
+	kvfree(tasks);
+}
+
+/**
+ * container_move_tasks - move every task of one container to another
+ * @to: the destination
+ * @from: the source, in the same hierarchy
+ *
+ * Each thread moves on its own; one that a subsystem refuses stays.
+ *
+ * Context: container_mutex held; takes the threadgroup lock.
+ * Return: 0, or the first error met.
+ */
+int container_move_tasks(struct container *to, struct container *from)
+{
+	struct task_struct **tasks;
+	int nr, i, err, ret = 0;
+
+	lockdep_assert_held(&container_mutex);
+	if (WARN_ON_ONCE(to->root != from->root))
+		return -EINVAL;
+	percpu_down_write(&container_threadgroup_rwsem);
+	tasks = container_get_tasks(from, &nr);
+	if (IS_ERR(tasks)) {
+		ret = PTR_ERR(tasks);
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		err = container_attach(to, tasks[i], false);
+		if (err && !ret)
+			ret = err;
+	}
+	container_put_tasks(tasks, nr);
+out:
+	percpu_up_write(&container_threadgroup_rwsem);
+	return ret;
+}
+
+/**
+ * container_clone - give a task a new child container
+ * @task: the task
+ * @ss: a subsystem; the new container is made in its hierarchy
+ * @name: the name of the new container; on a clash "-2", "-3", ... is
+ *	appended
+ *
+ * Creates a child of @task's container in the hierarchy @ss is bound to
+ * and moves @task (only this thread) into it.  Nothing is done when @ss
+ * is not bound to a mounted hierarchy.
+ *
+ * Context: process context, no container locks held; may sleep.
+ * Return: 0 or -errno; on error @task stays where it was.
+ */
+int container_clone(struct task_struct *task, struct container_subsys *ss,
+		    const char *name)
+{
+	char buf[MAX_CONTAINER_CLONE_NAMELEN];
+	struct container *parent, *cont;
+	struct container_root *root;
+	int i, ret;
+
+	mutex_lock(&container_mutex);
+	root = ss->root;
+	if (root == &dummy_root) {
+		ret = 0;
+		goto out;
+	}
+	rcu_read_lock();
+	parent = cg_container(task_css_group(task), root);
+	rcu_read_unlock();
+
+	strscpy(buf, name, sizeof(buf));
+	for (i = 2; ; i++) {
+		cont = container_create(parent, buf);
+		if (!IS_ERR(cont) || PTR_ERR(cont) != -EEXIST || i > 1000)
+			break;
+		snprintf(buf, sizeof(buf), "%s-%d", name, i);
+	}
+	if (IS_ERR(cont)) {
+		ret = PTR_ERR(cont);
+		goto out;
+	}
+
+	percpu_down_write(&container_threadgroup_rwsem);
+	ret = container_attach(cont, task, false);
+	percpu_up_write(&container_threadgroup_rwsem);
+	if (ret)
+		container_destroy_locked(cont);
+out:
+	mutex_unlock(&container_mutex);
 	return ret;
 }
 
@@ -1504,7 +1685,7 @@ static void container_destroy_root(struct container_root *root)
 	list_del(&root->list);
 	kernfs_destroy_root(root->kf_root);
 	ida_free(&hierarchy_ida, root->hierarchy_id);
-	kfree(root);
+	kfree_rcu(root, rcu);
 }
 
 /* Destroy @root if nothing uses it any more. */
@@ -1541,8 +1722,13 @@ container_create_root(struct container_fs_context *ctx, unsigned long mask)
 		goto err_free;
 	root->hierarchy_id = ret;
 
+	/*
+	 * EXTRA_OPEN_PERM_CHECK: opening a read-only file for writing fails
+	 * with EACCES even for root, as in cgroup.
+	 */
 	root->kf_root = kernfs_create_root(&container_kf_syscall_ops,
-					   KERNFS_ROOT_CREATE_DEACTIVATED,
+					   KERNFS_ROOT_CREATE_DEACTIVATED |
+					   KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK,
 					   &root->top);
 	if (IS_ERR(root->kf_root)) {
 		ret = PTR_ERR(root->kf_root);

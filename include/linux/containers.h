@@ -263,6 +263,26 @@ struct container *container_kn_lock_live(struct kernfs_node *kn);
 void container_kn_unlock(struct kernfs_node *kn);
 int container_task_count(const struct container *cont);
 bool container_is_releasable(const struct container *cont);
+struct container *container_next_descendant_pre(struct container *pos,
+						struct container *top);
+struct task_struct **container_get_tasks(struct container *cont, int *nr);
+void container_put_tasks(struct task_struct **tasks, int nr);
+int container_move_tasks(struct container *to, struct container *from);
+
+#define MAX_CONTAINER_CLONE_NAMELEN	32
+int container_clone(struct task_struct *task, struct container_subsys *ss,
+		    const char *name);
+
+/**
+ * container_for_each_descendant_pre - visit a subtree, parents first
+ * @pos: the container cursor
+ * @top: the root of the subtree, visited first
+ *
+ * Context: container_mutex held.
+ */
+#define container_for_each_descendant_pre(pos, top)			\
+	for ((pos) = container_next_descendant_pre(NULL, (top)); (pos);	\
+	     (pos) = container_next_descendant_pre((pos), (top)))
 
 void container_fork(struct task_struct *child);
 int container_can_fork(struct task_struct *child);
@@ -270,6 +290,17 @@ void container_cancel_fork(struct task_struct *child);
 void container_post_fork(struct task_struct *child);
 void container_exit(struct task_struct *task);
 void __init container_init(void);
+
+/* Creating one of these namespaces gives a task a new ns container. */
+#define CONTAINER_NS_CLONE_FLAGS	(CLONE_NEWNS | CLONE_NEWUTS |	\
+					 CLONE_NEWIPC | CLONE_NEWPID |	\
+					 CLONE_NEWNET)
+#ifdef CONFIG_CONTAINER_NS
+void container_ns_clone(struct task_struct *task);
+#else
+static inline void container_ns_clone(struct task_struct *task) {}
+#endif
+
 int proc_container_show(struct seq_file *m, struct pid_namespace *ns,
 			struct pid *pid, struct task_struct *task);
 
@@ -281,6 +312,8 @@ static inline void container_cancel_fork(struct task_struct *child) {}
 static inline void container_post_fork(struct task_struct *child) {}
 static inline void container_exit(struct task_struct *task) {}
 static inline void container_init(void) {}
+static inline void container_ns_clone(struct task_struct *task) {}
+#define CONTAINER_NS_CLONE_FLAGS	0
 
 #endif /* CONFIG_CONTAINERS */
 #endif /* _LINUX_CONTAINERS_H */
