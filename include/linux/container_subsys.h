@@ -5,6 +5,15 @@
  * x_subsys_id and a slot in every css_group.  No include guard: the file is
  * included several times with different definitions of SUBSYS().
  */
+#if IS_ENABLED(CONFIG_CONTAINER_CPUSET)
+SUBSYS(cpuset)
+#endif
+#if IS_ENABLED(CONFIG_CONTAINER_CPUACCT)
+SUBSYS(cpuacct)
+#endif
 #if IS_ENABLED(CONFIG_CONTAINER_DEBUG)
 SUBSYS(debug)
+#endif
+#if IS_ENABLED(CONFIG_CONTAINER_NS)
+SUBSYS(ns)
 #endif

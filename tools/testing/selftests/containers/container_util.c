@@ -1062,3 +1062,54 @@ void cn_env_cleanup(struct cn_env *env)
 		env->tmpdir[0] = '\0';
 	}
 }
+
+char *cn_fmt(const char *fmt, ...)
+{
+	static char bufs[16][CN_PATH_LEN];
+	static int next;
+	char *buf = bufs[next++ % 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, CN_PATH_LEN, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+long cn_long(const char *path)
+{
+	long v;
+
+	return cn_read_long(path, &v) ? CN_BAD_READ : v;
+}
+
+char *cn_str(const char *path)
+{
+	static char bufs[8][CN_PATH_LEN];
+	static int next;
+	char *buf = bufs[next++ % 8];
+	int ret;
+
+	ret = cn_read_str(path, buf, CN_PATH_LEN);
+	if (ret)
+		snprintf(buf, CN_PATH_LEN, "<error %d>", ret);
+	return buf;
+}
+
+/*
+ * Every test program that links this file needs the container filesystem:
+ * on a kernel without it (CONFIG_CONTAINERS=n), report a skip in TAP and
+ * exit with KSFT_SKIP before the harness starts.
+ */
+static void __attribute__((constructor)) cn_require_fs(void)
+{
+	char *fs = cn_read_all("/proc/filesystems", 4096);
+	bool found = fs && strstr(fs, "\t" CN_FSTYPE "\n");
+
+	free(fs);
+	if (found)
+		return;
+	printf("TAP version 13\n1..0 # SKIP no %s filesystem in this kernel\n",
+	       CN_FSTYPE);
+	exit(4);
+}

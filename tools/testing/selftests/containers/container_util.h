@@ -8,6 +8,7 @@
 #ifndef __CONTAINER_UTIL_H
 #define __CONTAINER_UTIL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -22,6 +23,19 @@
 #define CN_PATH_LEN	512
 /* Pause between removing containers and unmounting, in teardown. */
 #define CN_SETTLE_MS	100
+
+/* What cn_long() returns when the file cannot be read as a number. */
+#define CN_BAD_READ	LONG_MIN
+
+/*
+ * printf into one of a ring of 16 static buffers of CN_PATH_LEN bytes:
+ * for building paths in an expression.
+ */
+char *cn_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The integer in a file, or CN_BAD_READ. */
+long cn_long(const char *path);
+/* The trimmed content of a one-line file (ring of 8), or "<error N>". */
+char *cn_str(const char *path);
 
 /* Mounting. */
 int cn_mount(const char *opts, char *dir, size_t len);

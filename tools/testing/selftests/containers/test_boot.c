@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Smoke test: the guest booted the kernel this tree built, with every CPU
- * that qemu gave it.
+ * that qemu gave it, and with the container filesystem exactly when the
+ * configuration has CONFIG_CONTAINERS (so that a kernel that lost it does
+ * not pass by skipping every other test).
  */
 #include <sys/utsname.h>
 #include <stdio.h>
@@ -28,6 +30,23 @@ TEST(all_cpus_online)
 	if (!want)
 		SKIP(return, "EXPECT_CPUS not set by the harness");
 	EXPECT_EQ(atol(want), n);
+}
+
+TEST(container_fs_as_configured)
+{
+	const char *want = getenv("EXPECT_CONTAINERS");
+	char buf[4096];
+	size_t n;
+	FILE *f;
+
+	if (!want || !*want)
+		SKIP(return, "EXPECT_CONTAINERS not set by the harness");
+	f = fopen("/proc/filesystems", "r");
+	ASSERT_NE(NULL, f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	EXPECT_EQ(atoi(want), strstr(buf, "\tcontainer\n") != NULL);
 }
 
 TEST_HARNESS_MAIN

@@ -35,7 +35,7 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define BAD_READ	LONG_MIN
+#define BAD_READ	CN_BAD_READ
 
 static const char * const core_files[] = {
 	"tasks", "container.procs", "notify_on_release",
@@ -48,41 +48,9 @@ static const char * const debug_files[] = {
 	"debug.releasable",
 };
 
-/* printf into one of a ring of static buffers: for building paths. */
-static char *P(const char *fmt, ...)
-{
-	static char bufs[16][CN_PATH_LEN];
-	static int next;
-	char *buf = bufs[next++ % 16];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, CN_PATH_LEN, fmt, ap);
-	va_end(ap);
-	return buf;
-}
-
-/* The integer in a file, or BAD_READ. */
-static long L(const char *path)
-{
-	long v;
-
-	return cn_read_long(path, &v) ? BAD_READ : v;
-}
-
-/* The trimmed content of a one-line file, or "<error N>". */
-static char *S(const char *path)
-{
-	static char bufs[8][CN_PATH_LEN];
-	static int next;
-	char *buf = bufs[next++ % 8];
-	int ret;
-
-	ret = cn_read_str(path, buf, CN_PATH_LEN);
-	if (ret)
-		snprintf(buf, CN_PATH_LEN, "<error %d>", ret);
-	return buf;
-}
+#define P cn_fmt
+#define L cn_long
+#define S cn_str
 
 /* The path of @pid in hierarchy @hid, or "<error N>". */
 static char *where(pid_t pid, int hid)

@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cpuset subsystem: bind the tasks of a container to a set of CPUs and
+ * memory nodes.
+ *
+ * Each container has a configured set (cpuset.cpus, cpuset.mems) and an
+ * effective set: the configured one restricted to its parent's effective
+ * set, which at the top is every active CPU and every node with memory.
+ * Tasks run on the effective CPUs and allocate from the effective nodes.
+ * A CPU going offline leaves the configured sets alone and shrinks the
+ * effective ones; a container left without CPUs or nodes hands its tasks
+ * to the nearest ancestor that has some.  When the CPU comes back, the
+ * effective sets grow again.
+ *
+ * The rules for changing the configured sets are those of cgroup v1's
+ * cpusets, error codes included, so that existing tools keep working.
+ *
+ * This subsystem provides the <linux/cpuset.h> interface the scheduler and
+ * the page allocator use, so it cannot be built together with the cgroup
+ * cpuset controller (CONFIG_CPUSETS).
+ *
+ * Locking, outermost first:
+ *
+ * container_mutex	the container tree and every configured set; held
+ *			by writes to the control files, by attach and by the
+ *			hotplug work.
+ * cpus_read_lock()	the active CPUs stay put while sets are computed.
+ * cpuset_mutex		serialises changes of tasks' CPU and node masks, so
+ *			that a fork and a concurrent change of its
+ *			container's sets cannot leave it with the old ones.
+ * callback_lock	spinlock (irq-safe): the sets, for readers that
+ *			cannot sleep (the page allocator, the scheduler).
+ *
+ * Attach runs under container_mutex and the threadgroup lock; fork
+ * callbacks run under the threadgroup lock only, and take cpuset_mutex.
+ */
+
+#define pr_fmt(fmt) "cpuset: " fmt
+
+#include <linux/containers.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/cpuset.h>
+#include <linux/err.h>
+#include <linux/kernfs.h>
+#include <linux/mempolicy.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/oom.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/topology.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "container-internal.h"
+
+DEFINE_STATIC_KEY_FALSE(cpusets_pre_enable_key);
+DEFINE_STATIC_KEY_FALSE(cpusets_enabled_key);
+DEFINE_STATIC_KEY_FALSE(cpusets_insane_config_key);
+
+/* cpuset.flags */
+enum {
+	CS_CPU_EXCLUSIVE,
+	CS_MEM_EXCLUSIVE,
+};
+
+/**
+ * struct cpuset - the cpuset state of one container
+ * @css: the subsystem state
+ * @flags: CS_* bits
+ * @cpus: configured CPUs (cpuset.cpus)
+ * @effective_cpus: @cpus within the parent's effective CPUs
+ * @mems: configured memory nodes (cpuset.mems)
+ * @effective_mems: @mems within the parent's effective nodes
+ *
+ * Written under container_mutex, cpuset_mutex and callback_lock; read
+ * under any of them (callback_lock from atomic context).
+ */
+struct cpuset {
+	struct container_subsys_state css;
+	unsigned long flags;
+	cpumask_var_t cpus;
+	cpumask_var_t effective_cpus;
+	nodemask_t mems;
+	nodemask_t effective_mems;
+};
+
+static struct cpuset top_cpuset = {
+	.flags = BIT(CS_CPU_EXCLUSIVE) | BIT(CS_MEM_EXCLUSIVE),
+};
+
+static DEFINE_MUTEX(cpuset_mutex);
+static DEFINE_SPINLOCK(callback_lock);
+
+static void cpuset_hotplug_workfn(struct work_struct *work);
+static DECLARE_WORK(cpuset_hotplug_work, cpuset_hotplug_workfn);
+
+static inline struct cpuset *css_cs(struct container_subsys_state *css)
+{
+	return css ? container_of(css, struct cpuset, css) : NULL;
+}
+
+static inline struct cpuset *task_cs(struct task_struct *task)
+{
+	return css_cs(task_css(task, cpuset_subsys_id));
+}
+
+static inline struct cpuset *parent_cs(struct cpuset *cs)
+{
+	return css_cs(css_parent(&cs->css));
+}
+
+static inline struct cpuset *cont_cs(struct container *cont)
+{
+	return css_cs(cont->subsys[cpuset_subsys_id]);
+}
+
+static inline bool is_cpu_exclusive(const struct cpuset *cs)
+{
+	return test_bit(CS_CPU_EXCLUSIVE, &cs->flags);
+}
+
+static inline bool is_mem_exclusive(const struct cpuset *cs)
+{
+	return test_bit(CS_MEM_EXCLUSIVE, &cs->flags);
+}
+
+/*
+ * Setting the masks of a task.
+ */
+
+static void cpuset_change_task_nodemask(struct task_struct *tsk,
+					const nodemask_t *newmems)
+{
+	task_lock(tsk);
+	local_irq_disable();
+	write_seqcount_begin(&tsk->mems_allowed_seq);
+	/* Allocations in flight see the union, never an empty set. */
+	nodes_or(tsk->mems_allowed, tsk->mems_allowed, *newmems);
+	mpol_rebind_task(tsk, newmems);
+	tsk->mems_allowed = *newmems;
+	write_seqcount_end(&tsk->mems_allowed_seq);
+	local_irq_enable();
+	task_unlock(tsk);
+}
+
+/*
+ * Give @tsk the effective sets of @cs.  Tasks of the top cpuset may run
+ * anywhere, as without cpusets.  cpuset_mutex held.
+ */
+static void cpuset_update_task(struct cpuset *cs, struct task_struct *tsk)
+{
+	const struct cpumask *cpus;
+	nodemask_t mems;
+
+	lockdep_assert_held(&cpuset_mutex);
+	if (cs == &top_cpuset) {
+		cpus = task_cpu_possible_mask(tsk);
+		mems = node_states[N_MEMORY];
+	} else {
+		cpus = cs->effective_cpus;
+		mems = cs->effective_mems;
+	}
+	if (!cpumask_empty(cpus))
+		set_cpus_allowed_ptr(tsk, cpus);
+	if (!nodes_empty(mems))
+		cpuset_change_task_nodemask(tsk, &mems);
+}
+
+/* Rebind the memory policies of @tsk's mm, for a thread group leader. */
+static void cpuset_rebind_mm(struct cpuset *cs, struct task_struct *tsk)
+{
+	struct mm_struct *mm;
+	nodemask_t mems;
+
+	if (!thread_group_leader(tsk))
+		return;
+	mm = get_task_mm(tsk);
+	if (!mm)
+		return;
+	mems = cs == &top_cpuset ? node_states[N_MEMORY] : cs->effective_mems;
+	mpol_rebind_mm(mm, &mems);
+	mmput(mm);
+}
+
+/*
+ * Effective sets.
+ */
+
+/*
+ * Recompute the effective sets of @top's subtree and give the tasks of
+ * every container whose sets changed their new masks.  Tasks of the top
+ * cpuset keep theirs.  container_mutex, cpus_read_lock() and
+ * cpuset_mutex held.
+ */
+static void cpuset_propagate(struct cpuset *top)
+{
+	struct container *pos;
+	cpumask_var_t cpus;
+	nodemask_t mems;
+
+	lockdep_assert_held(&container_mutex);
+	lockdep_assert_held(&cpuset_mutex);
+	if (!alloc_cpumask_var(&cpus, GFP_KERNEL)) {
+		pr_warn_ratelimited("no memory to update effective sets\n");
+		return;
+	}
+	container_for_each_descendant_pre(pos, top->css.container) {
+		struct cpuset *cs = cont_cs(pos), *parent = parent_cs(cs);
+		struct task_struct **tasks;
+		int nr, i;
+
+		if (parent) {
+			cpumask_and(cpus, cs->cpus, parent->effective_cpus);
+			nodes_and(mems, cs->mems, parent->effective_mems);
+		} else {
+			cpumask_copy(cpus, cs->cpus);
+			mems = cs->mems;
+		}
+		if (cpumask_equal(cpus, cs->effective_cpus) &&
+		    nodes_equal(mems, cs->effective_mems))
+			continue;
+
+		spin_lock_irq(&callback_lock);
+		cpumask_copy(cs->effective_cpus, cpus);
+		cs->effective_mems = mems;
+		spin_unlock_irq(&callback_lock);
+
+		if (cs == &top_cpuset)
+			continue;
+		tasks = container_get_tasks(pos, &nr);
+		if (IS_ERR(tasks)) {
+			pr_warn_ratelimited("no memory to update tasks\n");
+			continue;
+		}
+		for (i = 0; i < nr; i++) {
+			cpuset_update_task(cs, tasks[i]);
+			cpuset_rebind_mm(cs, tasks[i]);
+		}
+		container_put_tasks(tasks, nr);
+	}
+	free_cpumask_var(cpus);
+}
+
+/*
+ * Move the tasks of every container under @top that has no effective CPU
+ * or node to its nearest ancestor that has both.  container_mutex held,
+ * cpuset_mutex not.
+ */
+static void cpuset_rescue_tasks(struct cpuset *top)
+{
+	struct container *pos;
+
+	lockdep_assert_held(&container_mutex);
+	container_for_each_descendant_pre(pos, top->css.container) {
+		struct cpuset *cs = cont_cs(pos), *to;
+
+		if (!cpumask_empty(cs->effective_cpus) &&
+		    !nodes_empty(cs->effective_mems))
+			continue;
+		if (!container_task_count(pos))
+			continue;
+		for (to = parent_cs(cs); to; to = parent_cs(to))
+			if (!cpumask_empty(to->effective_cpus) &&
+			    !nodes_empty(to->effective_mems))
+				break;
+		if (WARN_ON_ONCE(!to))
+			continue;
+		pr_info("moving the tasks of a container without CPUs or memory nodes to an ancestor\n");
+		if (container_move_tasks(to->css.container, pos))
+			pr_warn("could not move every task out of a container without CPUs or memory nodes\n");
+	}
+}
+
+static void cpuset_hotplug_workfn(struct work_struct *work)
+{
+	mutex_lock(&container_mutex);
+	cpus_read_lock();
+	mutex_lock(&cpuset_mutex);
+	spin_lock_irq(&callback_lock);
+	cpumask_copy(top_cpuset.cpus, cpu_active_mask);
+	top_cpuset.mems = node_states[N_MEMORY];
+	spin_unlock_irq(&callback_lock);
+	cpuset_propagate(&top_cpuset);
+	mutex_unlock(&cpuset_mutex);
+	cpus_read_unlock();
+	cpuset_rescue_tasks(&top_cpuset);
+	mutex_unlock(&container_mutex);
+}
+
+/*
+ * Changing the configured sets.
+ */
+
+/*
+ * May @cs take @cpus, @mems and @flags?  cgroup v1's rules and errors:
+ * children must stay within it (EBUSY), it must stay within its parent
+ * (EACCES), exclusive siblings must not overlap (EINVAL), and a container
+ * with tasks cannot be emptied (ENOSPC).  container_mutex held.
+ */
+static int cpuset_validate(struct cpuset *cs, const struct cpumask *cpus,
+			   const nodemask_t *mems, unsigned long flags)
+{
+	bool cpu_excl = flags & BIT(CS_CPU_EXCLUSIVE);
+	bool mem_excl = flags & BIT(CS_MEM_EXCLUSIVE);
+	struct container *cont = cs->css.container, *pos;
+	struct cpuset *parent = parent_cs(cs);
+
+	lockdep_assert_held(&container_mutex);
+	list_for_each_entry(pos, &cont->children, sibling) {
+		struct cpuset *child = cont_cs(pos);
+
+		if (!cpumask_subset(child->cpus, cpus) ||
+		    !nodes_subset(child->mems, *mems) ||
+		    (is_cpu_exclusive(child) && !cpu_excl) ||
+		    (is_mem_exclusive(child) && !mem_excl))
+			return -EBUSY;
+	}
+	if (!parent)
+		return 0;
+
+	if (!cpumask_subset(cpus, parent->cpus) ||
+	    !nodes_subset(*mems, parent->mems) ||
+	    (cpu_excl && !is_cpu_exclusive(parent)) ||
+	    (mem_excl && !is_mem_exclusive(parent)))
+		return -EACCES;
+
+	list_for_each_entry(pos, &cont->parent->children, sibling) {
+		struct cpuset *sib = cont_cs(pos);
+
+		if (sib == cs)
+			continue;
+		if ((cpu_excl || is_cpu_exclusive(sib)) &&
+		    cpumask_intersects(cpus, sib->cpus))
+			return -EINVAL;
+		if ((mem_excl || is_mem_exclusive(sib)) &&
+		    nodes_intersects(*mems, sib->mems))
+			return -EINVAL;
+	}
+
+	if ((cpumask_empty(cpus) || nodes_empty(*mems)) &&
+	    container_task_count(cont))
+		return -ENOSPC;
+	return 0;
+}
+
+/* The control files. */
+enum {
+	FILE_CPUS,
+	FILE_MEMS,
+	FILE_EFFECTIVE_CPUS,
+	FILE_EFFECTIVE_MEMS,
+};
+
+static struct container_file *of_cft(struct kernfs_open_file *of)
+{
+	return of->kn->priv;
+}
+
+static int cpuset_show(struct seq_file *sf, void *v)
+{
+	struct cpuset *cs = css_cs(seq_css(sf));
+
+	spin_lock_irq(&callback_lock);
+	switch (of_cft(sf->private)->private) {
+	case FILE_CPUS:
+		seq_printf(sf, "%*pbl\n", cpumask_pr_args(cs->cpus));
+		break;
+	case FILE_MEMS:
+		seq_printf(sf, "%*pbl\n", nodemask_pr_args(&cs->mems));
+		break;
+	case FILE_EFFECTIVE_CPUS:
+		seq_printf(sf, "%*pbl\n", cpumask_pr_args(cs->effective_cpus));
+		break;
+	case FILE_EFFECTIVE_MEMS:
+		seq_printf(sf, "%*pbl\n",
+			   nodemask_pr_args(&cs->effective_mems));
+		break;
+	}
+	spin_unlock_irq(&callback_lock);
+	return 0;
+}
+
+/*
+ * Apply new configured sets to @cs and to its tasks.  container_mutex,
+ * cpus_read_lock() and cpuset_mutex held; validated by the caller.
+ */
+static void cpuset_commit(struct cpuset *cs, const struct cpumask *cpus,
+			  const nodemask_t *mems)
+{
+	spin_lock_irq(&callback_lock);
+	cpumask_copy(cs->cpus, cpus);
+	cs->mems = *mems;
+	spin_unlock_irq(&callback_lock);
+	cpuset_propagate(cs);
+}
+
+static ssize_t cpuset_write_set(struct kernfs_open_file *of, char *buf,
+				size_t nbytes, loff_t off)
+{
+	bool is_cpus = of_cft(of)->private == FILE_CPUS;
+	struct container *cont;
+	cpumask_var_t cpus;
+	struct cpuset *cs;
+	nodemask_t mems;
+	int ret = 0;
+
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	buf = strstrip(buf);
+	nodes_clear(mems);
+	/* bitmap_parselist() lets a space through: "1 2" would be "1-2". */
+	if (buf[strspn(buf, "0123456789,-:/")]) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (*buf) {
+		if (is_cpus)
+			ret = cpulist_parse(buf, cpus);
+		else
+			ret = nodelist_parse(buf, mems);
+		if (ret) {
+			ret = -EINVAL;
+			goto out_free;
+		}
+	}
+
+	cont = container_kn_lock_live(of->kn);
+	if (!cont) {
+		ret = -ENODEV;
+		goto out_free;
+	}
+	cs = cont_cs(cont);
+	cpus_read_lock();
+	mutex_lock(&cpuset_mutex);
+
+	/* The top cpuset follows the hardware; cgroup v1 refuses too. */
+	if (cs == &top_cpuset) {
+		ret = -EACCES;
+		goto out_unlock;
+	}
+	if (is_cpus) {
+		mems = cs->mems;
+		if (!cpumask_subset(cpus, top_cpuset.cpus))
+			ret = -EINVAL;
+	} else {
+		cpumask_copy(cpus, cs->cpus);
+		if (!nodes_subset(mems, top_cpuset.mems))
+			ret = -EINVAL;
+	}
+	if (!ret)
+		ret = cpuset_validate(cs, cpus, &mems, cs->flags);
+	if (!ret)
+		cpuset_commit(cs, cpus, &mems);
+out_unlock:
+	mutex_unlock(&cpuset_mutex);
+	cpus_read_unlock();
+	container_kn_unlock(of->kn);
+out_free:
+	free_cpumask_var(cpus);
+	return ret ?: nbytes;
+}
+
+static u64 cpuset_read_flag(struct container_subsys_state *css,
+			    struct container_file *cft)
+{
+	return test_bit(cft->private, &css_cs(css)->flags);
+}
+
+static ssize_t cpuset_write_flag(struct kernfs_open_file *of, char *buf,
+				 size_t nbytes, loff_t off)
+{
+	struct container_file *cft = of_cft(of);
+	struct container *cont;
+	unsigned long flags;
+	struct cpuset *cs;
+	unsigned int v;
+	int ret;
+
+	if (kstrtouint(strstrip(buf), 10, &v) || v > 1)
+		return -EINVAL;
+
+	cont = container_kn_lock_live(of->kn);
+	if (!cont)
+		return -ENODEV;
+	cs = cont_cs(cont);
+	flags = cs->flags;
+	if (v)
+		flags |= BIT(cft->private);
+	else
+		flags &= ~BIT(cft->private);
+	ret = cpuset_validate(cs, cs->cpus, &cs->mems, flags);
+	if (!ret) {
+		spin_lock_irq(&callback_lock);
+		cs->flags = flags;
+		spin_unlock_irq(&callback_lock);
+	}
+	container_kn_unlock(of->kn);
+	return ret ?: nbytes;
+}
+
+static struct container_file cpuset_files[] = {
+	{
+		.name = "cpus",
+		.seq_show = cpuset_show,
+		.write = cpuset_write_set,
+		.private = FILE_CPUS,
+	},
+	{
+		.name = "mems",
+		.seq_show = cpuset_show,
+		.write = cpuset_write_set,
+		.private = FILE_MEMS,
+	},
+	{
+		.name = "effective_cpus",
+		.seq_show = cpuset_show,
+		.private = FILE_EFFECTIVE_CPUS,
+	},
+	{
+		.name = "effective_mems",
+		.seq_show = cpuset_show,
+		.private = FILE_EFFECTIVE_MEMS,
+	},
+	{
+		.name = "cpu_exclusive",
+		.read_u64 = cpuset_read_flag,
+		.write = cpuset_write_flag,
+		.private = CS_CPU_EXCLUSIVE,
+	},
+	{
+		.name = "mem_exclusive",
+		.read_u64 = cpuset_read_flag,
+		.write = cpuset_write_flag,
+		.private = CS_MEM_EXCLUSIVE,
+	},
+	{ }	/* terminator */
+};
+
+/*
+ * Subsystem callbacks.
+ */
+
+static struct container_subsys_state *
+cpuset_create(struct container_subsys_state *parent_css)
+{
+	struct cpuset *cs;
+
+	if (!parent_css)
+		return &top_cpuset.css;
+
+	cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+	if (!cs)
+		return ERR_PTR(-ENOMEM);
+	if (!zalloc_cpumask_var(&cs->cpus, GFP_KERNEL))
+		goto err_cs;
+	if (!zalloc_cpumask_var(&cs->effective_cpus, GFP_KERNEL))
+		goto err_cpus;
+
+	/* The allocator checks mems_allowed once there is a second cpuset. */
+	cpus_read_lock();
+	cpuset_inc();
+	cpus_read_unlock();
+	return &cs->css;
+
+err_cpus:
+	free_cpumask_var(cs->cpus);
+err_cs:
+	kfree(cs);
+	return ERR_PTR(-ENOMEM);
+}
+
+static void cpuset_destroy(struct container_subsys_state *css)
+{
+	struct cpuset *cs = css_cs(css);
+
+	if (WARN_ON_ONCE(cs == &top_cpuset))
+		return;
+	cpus_read_lock();
+	cpuset_dec();
+	cpus_read_unlock();
+	free_cpumask_var(cs->effective_cpus);
+	free_cpumask_var(cs->cpus);
+	kfree(cs);
+}
+
+/*
+ * clone_children: start with the parent's sets, unless a sibling is
+ * exclusive (the copy would overlap it), as cgroup v1 does.
+ */
+static void cpuset_post_clone(struct container_subsys_state *css)
+{
+	struct cpuset *cs = css_cs(css), *parent = parent_cs(cs);
+	struct container *pos;
+
+	lockdep_assert_held(&container_mutex);
+	list_for_each_entry(pos, &css->container->parent->children, sibling) {
+		struct cpuset *sib = cont_cs(pos);
+
+		if (is_cpu_exclusive(sib) || is_mem_exclusive(sib))
+			return;
+	}
+	cpus_read_lock();
+	mutex_lock(&cpuset_mutex);
+	spin_lock_irq(&callback_lock);
+	cpumask_copy(cs->cpus, parent->cpus);
+	cs->mems = parent->mems;
+	cpumask_copy(cs->effective_cpus, parent->effective_cpus);
+	cs->effective_mems = parent->effective_mems;
+	spin_unlock_irq(&callback_lock);
+	mutex_unlock(&cpuset_mutex);
+	cpus_read_unlock();
+}
+
+static int cpuset_can_attach(struct container_subsys_state *css,
+			     struct task_struct *task)
+{
+	struct cpuset *cs = css_cs(css);
+
+	if (cpumask_empty(cs->effective_cpus) ||
+	    nodes_empty(cs->effective_mems))
+		return -ENOSPC;
+	return 0;
+}
+
+static void cpuset_attach(struct container_subsys_state *css,
+			  struct container_subsys_state *old_css,
+			  struct task_struct *task)
+{
+	struct cpuset *cs = css_cs(css);
+
+	mutex_lock(&cpuset_mutex);
+	cpuset_update_task(cs, task);
+	mutex_unlock(&cpuset_mutex);
+	cpuset_rebind_mm(cs, task);
+}
+
+/*
+ * The child got its parent's masks, which may be older than its
+ * container's if they changed while it was being forked.
+ */
+static void cpuset_fork(struct task_struct *child)
+{
+	struct cpuset *cs;
+
+	rcu_read_lock();
+	cs = task_cs(child);
+	rcu_read_unlock();
+	if (cs == &top_cpuset)
+		return;
+	mutex_lock(&cpuset_mutex);
+	cpuset_update_task(cs, child);
+	mutex_unlock(&cpuset_mutex);
+}
+
+struct container_subsys cpuset_subsys = {
+	.name = "cpuset",
+	.create = cpuset_create,
+	.destroy = cpuset_destroy,
+	.post_clone = cpuset_post_clone,
+	.can_attach = cpuset_can_attach,
+	.attach = cpuset_attach,
+	.fork = cpuset_fork,
+	.files = cpuset_files,
+};
+
+/*
+ * The <linux/cpuset.h> interface.
+ */
+
+/**
+ * cpuset_init - set up the top cpuset at boot
+ *
+ * Called from start_kernel() before the container core, which takes the
+ * top cpuset as the root state of the subsystem.
+ *
+ * Return: 0.
+ */
+int __init cpuset_init(void)
+{
+	BUG_ON(!alloc_cpumask_var(&top_cpuset.cpus, GFP_KERNEL));
+	BUG_ON(!alloc_cpumask_var(&top_cpuset.effective_cpus, GFP_KERNEL));
+	cpumask_setall(top_cpuset.cpus);
+	cpumask_setall(top_cpuset.effective_cpus);
+	nodes_setall(top_cpuset.mems);
+	nodes_setall(top_cpuset.effective_mems);
+	return 0;
+}
+
+/**
+ * cpuset_init_smp - the top cpuset takes the CPUs and nodes that came up
+ */
+void __init cpuset_init_smp(void)
+{
+	spin_lock_irq(&callback_lock);
+	cpumask_copy(top_cpuset.cpus, cpu_active_mask);
+	cpumask_copy(top_cpuset.effective_cpus, cpu_active_mask);
+	top_cpuset.mems = node_states[N_MEMORY];
+	top_cpuset.effective_mems = node_states[N_MEMORY];
+	spin_unlock_irq(&callback_lock);
+}
+
+/**
+ * cpuset_update_active_cpus - a CPU went online or offline
+ *
+ * Context: CPU hotplug, hotplug lock held for writing.  The effective
+ * sets are updated from a work item, which takes container_mutex.
+ */
+void cpuset_update_active_cpus(void)
+{
+	partition_sched_domains(1, NULL, NULL);
+	schedule_work(&cpuset_hotplug_work);
+}
+
+/**
+ * cpuset_force_rebuild - nothing to do: one scheduling domain
+ */
+void cpuset_force_rebuild(void)
+{
+}
+
+/**
+ * rebuild_sched_domains - rebuild the single scheduling domain
+ *
+ * This subsystem does not partition scheduling domains; this just
+ * rebuilds the one that spans every active CPU.
+ */
+void rebuild_sched_domains(void)
+{
+	cpus_read_lock();
+	partition_sched_domains(1, NULL, NULL);
+	cpus_read_unlock();
+}
+
+/* Deadline bandwidth is not tracked per container. */
+void inc_dl_tasks_cs(struct task_struct *task)
+{
+}
+
+void dec_dl_tasks_cs(struct task_struct *task)
+{
+}
+
+void cpuset_lock(void)
+{
+}
+
+void cpuset_unlock(void)
+{
+}
+
+bool cpuset_cpu_is_isolated(int cpu)
+{
+	return false;
+}
+
+bool current_cpuset_is_being_rebound(void)
+{
+	return false;
+}
+
+/**
+ * cpuset_cpus_allowed - the CPUs a task may run on
+ * @p: the task
+ * @mask: set to the effective CPUs of @p's cpuset that @p can use, or to
+ *	every CPU @p can use when that would be empty
+ *
+ * sched_setaffinity() intersects what user space asks for with this.
+ */
+void cpuset_cpus_allowed(struct task_struct *p, struct cpumask *mask)
+{
+	const struct cpumask *possible = task_cpu_possible_mask(p);
+	unsigned long flags;
+	struct cpuset *cs;
+
+	spin_lock_irqsave(&callback_lock, flags);
+	rcu_read_lock();
+	cs = task_cs(p);
+	if (cs == &top_cpuset || !cpumask_and(mask, cs->effective_cpus,
+					      possible))
+		cpumask_copy(mask, possible);
+	rcu_read_unlock();
+	spin_unlock_irqrestore(&callback_lock, flags);
+}
+
+/**
+ * cpuset_cpus_allowed_fallback - CPUs for a task whose CPUs all went away
+ * @tsk: the task
+ *
+ * Called by the scheduler with its locks held, so only RCU is used: the
+ * task gets the effective CPUs of the nearest cpuset, itself or an
+ * ancestor, that still has an active one.
+ *
+ * Return: true if @tsk's allowed CPUs were changed.
+ */
+bool cpuset_cpus_allowed_fallback(struct task_struct *tsk)
+{
+	const struct cpumask *possible = task_cpu_possible_mask(tsk);
+	struct cpuset *cs;
+	bool changed = false;
+
+	rcu_read_lock();
+	for (cs = task_cs(tsk); cs && cs != &top_cpuset; cs = parent_cs(cs)) {
+		if (cpumask_intersects(cs->effective_cpus, cpu_active_mask) &&
+		    cpumask_subset(cs->effective_cpus, possible)) {
+			do_set_cpus_allowed(tsk, cs->effective_cpus);
+			changed = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return changed;
+}
+
+/**
+ * cpuset_mems_allowed - the memory nodes a task may allocate from
+ * @p: the task
+ *
+ * Return: the effective nodes of @p's cpuset that have memory, or every
+ * node with memory when that would be empty.
+ */
+nodemask_t cpuset_mems_allowed(struct task_struct *p)
+{
+	unsigned long flags;
+	nodemask_t mask;
+
+	spin_lock_irqsave(&callback_lock, flags);
+	rcu_read_lock();
+	nodes_and(mask, task_cs(p)->effective_mems, node_states[N_MEMORY]);
+	if (nodes_empty(mask))
+		mask = node_states[N_MEMORY];
+	rcu_read_unlock();
+	spin_unlock_irqrestore(&callback_lock, flags);
+	return mask;
+}
+
+/**
+ * cpuset_init_current_mems_allowed - let the boot task use every node
+ */
+void cpuset_init_current_mems_allowed(void)
+{
+	nodes_setall(current->mems_allowed);
+}
+
+/**
+ * cpuset_nodemask_valid_mems_allowed - does a nodemask meet current's nodes?
+ * @nodemask: the nodemask
+ *
+ * Return: non-zero if @nodemask and current's allowed nodes intersect.
+ */
+int cpuset_nodemask_valid_mems_allowed(nodemask_t *nodemask)
+{
+	return nodes_intersects(*nodemask, current->mems_allowed);
+}
+
+/**
+ * cpuset_node_allowed - may current allocate from a node?
+ * @node: the node
+ * @gfp_mask: the allocation flags
+ *
+ * Interrupts, current's own nodes and OOM victims may use any node.  A
+ * __GFP_HARDWALL allocation (user memory) is confined to current's nodes;
+ * a kernel allocation may also use the nodes of the nearest mem_exclusive
+ * ancestor, as with cgroup v1's cpusets.
+ *
+ * Return: true if the allocation may use @node.
+ */
+bool cpuset_node_allowed(int node, gfp_t gfp_mask)
+{
+	unsigned long flags;
+	struct cpuset *cs;
+	bool allowed;
+
+	if (in_interrupt())
+		return true;
+	if (node_isset(node, current->mems_allowed))
+		return true;
+	if (unlikely(tsk_is_oom_victim(current)))
+		return true;
+	if (gfp_mask & __GFP_HARDWALL)
+		return false;
+	if (current->flags & PF_EXITING)
+		return true;
+
+	spin_lock_irqsave(&callback_lock, flags);
+	rcu_read_lock();
+	cs = task_cs(current);
+	while (!is_mem_exclusive(cs) && parent_cs(cs))
+		cs = parent_cs(cs);
+	allowed = node_isset(node, cs->mems);
+	rcu_read_unlock();
+	spin_unlock_irqrestore(&callback_lock, flags);
+	return allowed;
+}
+
+/**
+ * cpuset_mems_allowed_intersects - may two tasks share a memory node?
+ * @tsk1: a task
+ * @tsk2: another task
+ *
+ * Return: non-zero if their allowed nodes intersect (the OOM killer's test).
+ */
+int cpuset_mems_allowed_intersects(const struct task_struct *tsk1,
+				   const struct task_struct *tsk2)
+{
+	return nodes_intersects(tsk1->mems_allowed, tsk2->mems_allowed);
+}
+
+/**
+ * cpuset_print_current_mems_allowed - for OOM reports
+ */
+void cpuset_print_current_mems_allowed(void)
+{
+	pr_cont(",mems_allowed=%*pbl",
+		nodemask_pr_args(&current->mems_allowed));
+}
+
+/**
+ * cpuset_task_status_allowed - the Mems_allowed lines of /proc/<pid>/status
+ * @m: the seq_file
+ * @task: the task
+ */
+void cpuset_task_status_allowed(struct seq_file *m, struct task_struct *task)
+{
+	seq_printf(m, "Mems_allowed:\t%*pb\n",
+		   nodemask_pr_args(&task->mems_allowed));
+	seq_printf(m, "Mems_allowed_list:\t%*pbl\n",
+		   nodemask_pr_args(&task->mems_allowed));
+}
+
+/**
+ * cpuset_mem_spread_node - the next node for a spread page cache page
+ *
+ * Return: current's allowed nodes in turn.
+ */
+int cpuset_mem_spread_node(void)
+{
+	int node = current->cpuset_mem_spread_rotor;
+
+	if (node == NUMA_NO_NODE)
+		node = node_random(&current->mems_allowed);
+	else
+		node = next_node_in(node, current->mems_allowed);
+	current->cpuset_mem_spread_rotor = node;
+	return node;
+}

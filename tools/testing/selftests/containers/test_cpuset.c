@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cpuset subsystem: cpuset.cpus and cpuset.mems with cgroup v1's rules
+ * and error codes, the effective sets, what tasks see (sched_getaffinity(),
+ * Cpus_allowed_list and Mems_allowed_list in /proc/<pid>/status), fork,
+ * sched_setaffinity() and CPU hotplug.
+ *
+ * The guest has at least 4 CPUs and 2 NUMA nodes (the first test checks);
+ * every test mounts the cpuset hierarchy itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "container_util.h"
+
+#define P cn_fmt
+#define L cn_long
+#define S cn_str
+
+#define CPU_ONLINE(n)	P("/sys/devices/system/cpu/cpu%d/online", (n))
+
+/* A field of /proc/<pid>/status, trimmed, or "<none>". */
+static char *status_field(pid_t pid, const char *field)
+{
+	static char bufs[4][256];
+	static int next;
+	char *buf = bufs[next++ % 4], *text, *p, *nl;
+	size_t len = strlen(field);
+
+	snprintf(buf, 256, "<none>");
+	text = cn_read_all(P("/proc/%d/status", pid), 4096);
+	if (!text)
+		return buf;
+	for (p = text; *p; p = nl + 1) {
+		nl = strchrnul(p, '\n');
+		if (!strncmp(p, field, len) && p[len] == ':') {
+			p += len + 1;
+			while (*p == '\t' || *p == ' ')
+				p++;
+			snprintf(buf, 256, "%.*s", (int)(nl - p), p);
+			break;
+		}
+		if (!*nl)
+			break;
+	}
+	free(text);
+	return buf;
+}
+
+/* sched_getaffinity() of @pid as a list like "1-2,4", or "<error>". */
+static char *affinity(pid_t pid)
+{
+	static char bufs[4][256];
+	static int next;
+	char *buf = bufs[next++ % 4];
+	cpu_set_t set;
+	int cpu, len = 0, start = -1;
+
+	if (sched_getaffinity(pid, sizeof(set), &set))
+		return strcpy(buf, "<error>");
+	buf[0] = '\0';
+	for (cpu = 0; cpu <= CPU_SETSIZE; cpu++) {
+		bool in = cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
+
+		if (in && start < 0)
+			start = cpu;
+		if (!in && start >= 0) {
+			len += snprintf(buf + len, 256 - len, "%s%d", len ? "," : "",
+					start);
+			if (cpu - 1 > start)
+				len += snprintf(buf + len, 256 - len, "-%d", cpu - 1);
+			start = -1;
+		}
+	}
+	return buf;
+}
+
+static int count_list(const char *list)
+{
+	int n = 0, a, b, k;
+
+	while (*list) {
+		if (sscanf(list, "%d%n", &a, &k) != 1)
+			return -1;
+		list += k;
+		b = a;
+		if (*list == '-') {
+			if (sscanf(list + 1, "%d%n", &b, &k) != 1)
+				return -1;
+			list += k + 1;
+		}
+		n += b - a + 1;
+		if (*list == ',')
+			list++;
+	}
+	return n;
+}
+
+FIXTURE(cs) {
+	struct cn_env env;
+	char *root;
+	int hid;
+};
+
+FIXTURE_SETUP(cs)
+{
+	cn_cleanup_stale();
+	cn_env_init(&self->env);
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "cpuset", &self->root));
+	self->hid = cn_hier_id("cpuset");
+	ASSERT_GT(self->hid, 0);
+}
+
+FIXTURE_TEARDOWN(cs)
+{
+	cn_env_cleanup(&self->env);
+	/* A test that failed half-way may have left a CPU offline. */
+	cn_write(CPU_ONLINE(3), "1");
+}
+
+/* A child container of the root with @cpus and @mems. */
+static int make_cs(const char *root, const char *name, const char *cpus,
+		   const char *mems)
+{
+	int ret = cn_mkdir(P("%s/%s", root, name));
+
+	if (!ret && cpus)
+		ret = cn_write(P("%s/%s/cpuset.cpus", root, name), cpus);
+	if (!ret && mems)
+		ret = cn_write(P("%s/%s/cpuset.mems", root, name), mems);
+	return ret;
+}
+
+TEST_F(cs, guest_has_cpus_and_nodes)
+{
+	EXPECT_GE(sysconf(_SC_NPROCESSORS_ONLN), 4);
+	EXPECT_EQ(2, count_list(S("/sys/devices/system/node/online")));
+	EXPECT_STREQ(S("/sys/devices/system/cpu/online"),
+		     S(P("%s/cpuset.cpus", self->root)));
+	EXPECT_STREQ(S("/sys/devices/system/node/online"),
+		     S(P("%s/cpuset.mems", self->root)));
+	EXPECT_STREQ(S(P("%s/cpuset.cpus", self->root)),
+		     S(P("%s/cpuset.effective_cpus", self->root)));
+}
+
+TEST_F(cs, files_and_modes)
+{
+	static const char * const rw[] = {
+		"cpuset.cpus", "cpuset.mems", "cpuset.cpu_exclusive",
+		"cpuset.mem_exclusive",
+	};
+	static const char * const ro[] = {
+		"cpuset.effective_cpus", "cpuset.effective_mems",
+	};
+	unsigned int i;
+
+	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
+	for (i = 0; i < sizeof(rw) / sizeof(rw[0]); i++) {
+		EXPECT_EQ(0, access(P("%s/c/%s", self->root, rw[i]), R_OK | W_OK))
+			TH_LOG("%s", rw[i]);
+	}
+	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+		EXPECT_EQ(0, access(P("%s/c/%s", self->root, ro[i]), R_OK));
+		EXPECT_EQ(-EACCES, cn_write(P("%s/c/%s", self->root, ro[i]),
+					    "0"));
+	}
+	/* cgroup v1: the top cpuset's exclusive flags are set. */
+	EXPECT_EQ(1, L(P("%s/cpuset.cpu_exclusive", self->root)));
+	EXPECT_EQ(0, L(P("%s/c/cpuset.cpu_exclusive", self->root)));
+}
+
+TEST_F(cs, new_container_starts_empty)
+{
+	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
+	EXPECT_STREQ("", S(P("%s/c/cpuset.cpus", self->root)));
+	EXPECT_STREQ("", S(P("%s/c/cpuset.mems", self->root)));
+	EXPECT_STREQ("", S(P("%s/c/cpuset.effective_cpus", self->root)));
+}
+
+TEST_F(cs, clone_children_copies_parent)
+{
+	const char *r = self->root;
+
+	ASSERT_EQ(0, make_cs(r, "p", "1-2", "1"));
+	ASSERT_EQ(0, cn_write(P("%s/p/container.clone_children", r), "1"));
+	ASSERT_EQ(0, cn_mkdir(P("%s/p/c", r)));
+	EXPECT_STREQ("1-2", S(P("%s/p/c/cpuset.cpus", r)));
+	EXPECT_STREQ("1", S(P("%s/p/c/cpuset.mems", r)));
+	EXPECT_STREQ("1-2", S(P("%s/p/c/cpuset.effective_cpus", r)));
+}
+
+TEST_F(cs, attach_to_empty_enospc)
+{
+	pid_t pid = cn_env_sleeper(&self->env);
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
+	EXPECT_EQ(-ENOSPC, cn_move(P("%s/c", self->root), pid));
+	/* cpus alone are not enough. */
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", self->root), "1"));
+	EXPECT_EQ(-ENOSPC, cn_move(P("%s/c", self->root), pid));
+	EXPECT_EQ(1, cn_has_task(self->root, pid));
+}
+
+TEST_F(cs, attach_sets_cpus_and_mems)
+{
+	pid_t pid = cn_env_sleeper(&self->env);
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, make_cs(self->root, "c", "1", "1"));
+	ASSERT_EQ(0, cn_move(P("%s/c", self->root), pid));
+	EXPECT_STREQ("1", affinity(pid));
+	EXPECT_STREQ("1", status_field(pid, "Cpus_allowed_list"));
+	EXPECT_STREQ("1", status_field(pid, "Mems_allowed_list"));
+
+	/* Back to the top: every CPU and node again. */
+	ASSERT_EQ(0, cn_move(self->root, pid));
+	EXPECT_STREQ(S("/sys/devices/system/cpu/online"), affinity(pid));
+	EXPECT_STREQ(S("/sys/devices/system/node/online"),
+		     status_field(pid, "Mems_allowed_list"));
+}
+
+TEST_F(cs, changing_sets_updates_tasks)
+{
+	const char *r = self->root;
+	pid_t pid = cn_env_sleeper(&self->env);
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
+	ASSERT_EQ(0, cn_move(P("%s/c", r), pid));
+	ASSERT_STREQ("1", affinity(pid));
+
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", r), "2-3"));
+	EXPECT_STREQ("2-3", affinity(pid));
+	EXPECT_STREQ("2-3", S(P("%s/c/cpuset.effective_cpus", r)));
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), "0-1"));
+	EXPECT_STREQ("0-1", status_field(pid, "Mems_allowed_list"));
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), "1"));
+	EXPECT_STREQ("1", status_field(pid, "Mems_allowed_list"));
+	EXPECT_STREQ("1", S(P("%s/c/cpuset.effective_mems", r)));
+}
+
+TEST_F(cs, lists_read_back_canonical)
+{
+	const char *r = self->root;
+
+	ASSERT_EQ(0, make_cs(r, "c", "3,1,2", "1,0"));
+	EXPECT_STREQ("1-3", S(P("%s/c/cpuset.cpus", r)));
+	EXPECT_STREQ("0-1", S(P("%s/c/cpuset.mems", r)));
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", r), "0,2-3\n"));
+	EXPECT_STREQ("0,2-3", S(P("%s/c/cpuset.cpus", r)));
+	/* Empty is a valid value for a container without tasks. */
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", r), "\n"));
+	EXPECT_STREQ("", S(P("%s/c/cpuset.cpus", r)));
+}
+
+/* A forked child of a task in a cpuset is in it too, with its sets. */
+static int fork_in(const char *cont)
+{
+	pid_t child;
+	int status;
+
+	if (cn_move_self(cont))
+		return 10;
+	child = fork();
+	if (child < 0)
+		return 11;
+	if (!child) {
+		char want[256];
+
+		if (cn_read_str(cn_fmt("%s/cpuset.effective_cpus", cont),
+				want, sizeof(want)))
+			_exit(12);
+		if (strcmp(want, affinity(0)))
+			_exit(13);
+		_exit(cn_has_task(cont, getpid()) == 1 ? 0 : 14);
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 15;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(cs, fork_inherits)
+{
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, make_cs(self->root, "c", "2", "0"));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(fork_in(P("%s/c", self->root)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* sched_setaffinity() inside a cpuset: intersected with it. */
+static int setaffinity_in(const char *cont)
+{
+	cpu_set_t set;
+
+	if (cn_move_self(cont))
+		return 10;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	CPU_SET(1, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 11;
+	if (strcmp(affinity(0), "1"))
+		return 12;
+	/* Nothing in common with the cpuset: refused. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (!sched_setaffinity(0, sizeof(set), &set) || errno != EINVAL)
+		return 13;
+	if (strcmp(affinity(0), "1"))
+		return 14;
+	return 0;
+}
+
+TEST_F(cs, setaffinity_cannot_leave_cpuset)
+{
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, make_cs(self->root, "c", "1-2", "0"));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(setaffinity_in(P("%s/c", self->root)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(cs, child_outside_parent_eacces)
+{
+	const char *r = self->root;
+
+	ASSERT_EQ(0, make_cs(r, "p", "1-2", "0"));
+	ASSERT_EQ(0, cn_mkdir(P("%s/p/c", r)));
+	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.cpus", r), "3"));
+	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.cpus", r), "2-3"));
+	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.mems", r), "1"));
+	EXPECT_STREQ("", S(P("%s/p/c/cpuset.cpus", r)));
+	EXPECT_EQ(0, cn_write(P("%s/p/c/cpuset.cpus", r), "2"));
+	EXPECT_EQ(0, cn_write(P("%s/p/c/cpuset.mems", r), "0"));
+	EXPECT_STREQ("2", S(P("%s/p/c/cpuset.cpus", r)));
+	/* An exclusive child needs an exclusive parent. */
+	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.cpu_exclusive", r), "1"));
+	EXPECT_EQ(0, L(P("%s/p/c/cpuset.cpu_exclusive", r)));
+}
+
+TEST_F(cs, parent_shrink_below_child_ebusy)
+{
+	const char *r = self->root;
+
+	ASSERT_EQ(0, make_cs(r, "p", "1-2", "0-1"));
+	ASSERT_EQ(0, make_cs(r, "p/c", "2", "1"));
+	EXPECT_EQ(-EBUSY, cn_write(P("%s/p/cpuset.cpus", r), "1"));
+	EXPECT_EQ(-EBUSY, cn_write(P("%s/p/cpuset.mems", r), "0"));
+	EXPECT_STREQ("1-2", S(P("%s/p/cpuset.cpus", r)));
+	EXPECT_STREQ("0-1", S(P("%s/p/cpuset.mems", r)));
+	/* Growing is fine, and so is shrinking around the child. */
+	EXPECT_EQ(0, cn_write(P("%s/p/cpuset.cpus", r), "1-3"));
+	EXPECT_EQ(0, cn_write(P("%s/p/cpuset.cpus", r), "2-3"));
+	/* A parent cannot drop exclusivity an exclusive child relies on. */
+	ASSERT_EQ(0, cn_write(P("%s/p/cpuset.cpu_exclusive", r), "1"));
+	ASSERT_EQ(0, cn_write(P("%s/p/c/cpuset.cpu_exclusive", r), "1"));
+	EXPECT_EQ(-EBUSY, cn_write(P("%s/p/cpuset.cpu_exclusive", r), "0"));
+	EXPECT_EQ(1, L(P("%s/p/cpuset.cpu_exclusive", r)));
+}
+
+TEST_F(cs, exclusive_siblings_overlap_einval)
+{
+	const char *r = self->root;
+
+	ASSERT_EQ(0, make_cs(r, "a", "0-1", "0"));
+	ASSERT_EQ(0, make_cs(r, "b", "1-2", "0"));
+	/* Overlap is fine while neither is exclusive... */
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/a/cpuset.cpu_exclusive", r), "1"));
+	EXPECT_EQ(0, L(P("%s/a/cpuset.cpu_exclusive", r)));
+	ASSERT_EQ(0, cn_write(P("%s/b/cpuset.cpus", r), "2-3"));
+	ASSERT_EQ(0, cn_write(P("%s/a/cpuset.cpu_exclusive", r), "1"));
+	EXPECT_EQ(1, L(P("%s/a/cpuset.cpu_exclusive", r)));
+	/* ...and refused once one is. */
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/b/cpuset.cpus", r), "1-3"));
+	EXPECT_STREQ("2-3", S(P("%s/b/cpuset.cpus", r)));
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/a/cpuset.cpus", r), "0-2"));
+	EXPECT_STREQ("0-1", S(P("%s/a/cpuset.cpus", r)));
+
+	/* The same for memory nodes. */
+	ASSERT_EQ(0, cn_write(P("%s/a/cpuset.mem_exclusive", r), "0"));
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/a/cpuset.mem_exclusive", r), "1"));
+	ASSERT_EQ(0, cn_write(P("%s/b/cpuset.mems", r), "1"));
+	EXPECT_EQ(0, cn_write(P("%s/a/cpuset.mem_exclusive", r), "1"));
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/b/cpuset.mems", r), "0-1"));
+	EXPECT_STREQ("1", S(P("%s/b/cpuset.mems", r)));
+}
+
+TEST_F(cs, emptying_with_tasks_enospc)
+{
+	const char *r = self->root;
+	pid_t pid = cn_env_sleeper(&self->env);
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
+	ASSERT_EQ(0, cn_move(P("%s/c", r), pid));
+	EXPECT_EQ(-ENOSPC, cn_write(P("%s/c/cpuset.cpus", r), ""));
+	EXPECT_EQ(-ENOSPC, cn_write(P("%s/c/cpuset.mems", r), "\n"));
+	EXPECT_STREQ("1", S(P("%s/c/cpuset.cpus", r)));
+	EXPECT_STREQ("0", S(P("%s/c/cpuset.mems", r)));
+	EXPECT_STREQ("1", affinity(pid));
+}
+
+TEST_F(cs, bad_values_einval)
+{
+	static const char * const bad_cpus[] = {
+		"abc", "1-", "3-1", "-1", "1,,2x", "99999", "1 2", "0x1",
+	};
+	static const char * const bad_mems[] = { "7", "x", "0-9", "-1" };
+	static const char * const bad_flags[] = { "2", "-1", "x", "1x", "" };
+	const char *r = self->root;
+	unsigned int i;
+	char cpu[16];
+
+	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
+	for (i = 0; i < sizeof(bad_cpus) / sizeof(bad_cpus[0]); i++) {
+		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r),
+					    bad_cpus[i]))
+			TH_LOG("cpus '%s'", bad_cpus[i]);
+	}
+	/* A CPU that exists in the mask but is not online. */
+	snprintf(cpu, sizeof(cpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r), cpu));
+	for (i = 0; i < sizeof(bad_mems) / sizeof(bad_mems[0]); i++) {
+		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.mems", r),
+					    bad_mems[i]))
+			TH_LOG("mems '%s'", bad_mems[i]);
+	}
+	for (i = 0; i < sizeof(bad_flags) / sizeof(bad_flags[0]); i++) {
+		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpu_exclusive", r),
+					    bad_flags[i]))
+			TH_LOG("cpu_exclusive '%s'", bad_flags[i]);
+	}
+	EXPECT_STREQ("1", S(P("%s/c/cpuset.cpus", r)));
+	EXPECT_STREQ("0", S(P("%s/c/cpuset.mems", r)));
+	EXPECT_EQ(0, L(P("%s/c/cpuset.cpu_exclusive", r)));
+}
+
+TEST_F(cs, top_cpuset_sets_read_only)
+{
+	char before[256];
+
+	snprintf(before, sizeof(before), "%s", S(P("%s/cpuset.cpus",
+						    self->root)));
+	EXPECT_EQ(-EACCES, cn_write(P("%s/cpuset.cpus", self->root), "0"));
+	EXPECT_EQ(-EACCES, cn_write(P("%s/cpuset.mems", self->root), "0"));
+	EXPECT_STREQ(before, S(P("%s/cpuset.cpus", self->root)));
+}
+
+TEST_F(cs, effective_within_parent)
+{
+	const char *r = self->root;
+
+	ASSERT_EQ(0, make_cs(r, "p", "1-3", "0-1"));
+	ASSERT_EQ(0, make_cs(r, "p/c", "2-3", "1"));
+	EXPECT_STREQ("2-3", S(P("%s/p/c/cpuset.effective_cpus", r)));
+	EXPECT_STREQ("1", S(P("%s/p/c/cpuset.effective_mems", r)));
+}
+
+/* Poll until @pid is in container @cont, for at most @ms. */
+static bool wait_in(const char *cont, pid_t pid, long ms)
+{
+	long end = cn_now_ms() + ms;
+
+	while (cn_has_task(cont, pid) != 1) {
+		if (cn_now_ms() > end)
+			return false;
+		cn_sleep_ms(20);
+	}
+	return true;
+}
+
+/* Poll until file @path reads @want, for at most @ms. */
+static bool wait_str(const char *path, const char *want, long ms)
+{
+	long end = cn_now_ms() + ms;
+
+	while (strcmp(S(path), want)) {
+		if (cn_now_ms() > end)
+			return false;
+		cn_sleep_ms(20);
+	}
+	return true;
+}
+
+TEST_F_TIMEOUT(cs, hotplug_shrinks_and_restores, 60)
+{
+	const char *r = self->root;
+	pid_t pid = cn_env_sleeper(&self->env);
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, make_cs(r, "c", "2-3", "0"));
+	ASSERT_EQ(0, cn_move(P("%s/c", r), pid));
+	ASSERT_STREQ("2-3", affinity(pid));
+
+	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "0"));
+	EXPECT_TRUE(wait_str(P("%s/c/cpuset.effective_cpus", r), "2", 5000));
+	/* The configured set stays; the task stays and loses the CPU. */
+	EXPECT_STREQ("2-3", S(P("%s/c/cpuset.cpus", r)));
+	EXPECT_STREQ("2", affinity(pid));
+	EXPECT_EQ(1, cn_has_task(P("%s/c", r), pid));
+	/* An offline CPU cannot be configured. */
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r), "3"));
+
+	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "1"));
+	EXPECT_TRUE(wait_str(P("%s/c/cpuset.effective_cpus", r), "2-3",
+			     5000));
+	EXPECT_STREQ("2-3", affinity(pid));
+}
+
+TEST_F_TIMEOUT(cs, hotplug_empty_container_moves_tasks_up, 60)
+{
+	const char *r = self->root;
+	pid_t pid = cn_env_sleeper(&self->env);
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, make_cs(r, "p", "2-3", "0"));
+	ASSERT_EQ(0, make_cs(r, "p/c", "3", "0"));
+	ASSERT_EQ(0, cn_move(P("%s/p/c", r), pid));
+	ASSERT_STREQ("3", affinity(pid));
+
+	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "0"));
+	/* Moved to the nearest ancestor with CPUs: p, not the top. */
+	EXPECT_TRUE(wait_in(P("%s/p", r), pid, 5000));
+	EXPECT_EQ(0, cn_has_task(P("%s/p/c", r), pid));
+	EXPECT_STREQ("2", affinity(pid));
+	EXPECT_STREQ("", S(P("%s/p/c/cpuset.effective_cpus", r)));
+
+	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "1"));
+	EXPECT_TRUE(wait_str(P("%s/p/c/cpuset.effective_cpus", r), "3", 5000));
+	EXPECT_TRUE(wait_str(P("%s/p/cpuset.effective_cpus", r), "2-3", 5000));
+	EXPECT_STREQ("2-3", affinity(pid));
+}
+
+TEST_HARNESS_MAIN
