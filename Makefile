@@ -14,7 +14,7 @@
 include scripts/version.mk
 
 CONFIG ?= containers
-CHECK_CONFIGS ?= containers
+CHECK_CONFIGS ?= containers baseline
 CPUS ?= 4
 
 # Configurations: tinyconfig plus these fragments of configs/, in order.

@@ -17,7 +17,9 @@ mem=${MEM_MB:-1024}
 half=$((mem / 2))
 timeout=${BOOT_TIMEOUT:-600}
 
-append="console=ttyS0 panic=-1 panic_on_warn=1 oops=panic"
+# numa=fake=2: two memory nodes without ACPI SRAT parsing (which would
+# need CONFIG_PCI); the cpuset tests need them.
+append="console=ttyS0 panic=-1 panic_on_warn=1 oops=panic numa=fake=2"
 append="$append job=$job expect_cpus=$cpus ${APPEND:-}"
 [ "${INTERACTIVE:-0}" = 1 ] && append="$append shell=1"
 
