@@ -45,7 +45,7 @@
  * creation until rmdir, plus one for each kernfs callback that dropped
  * active protection.  When it reaches zero the container and its subsystem
  * states are freed from a workqueue after an RCU grace period, so RCU
- * readers of task_css() never see freed state.
+ * readers of task_subsys_state() never see freed state.
  */
 
 #define pr_fmt(fmt) "container: " fmt
@@ -419,12 +419,12 @@ static struct container *of_container(struct kernfs_open_file *of)
 }
 
 /**
- * of_css - the subsystem state behind an open control file
+ * of_subsys_state - the subsystem state behind an open control file
  * @of: the open file
  *
  * Return: the state, or NULL for a file of the core.
  */
-struct container_subsys_state *of_css(struct kernfs_open_file *of)
+struct container_subsys_state *of_subsys_state(struct kernfs_open_file *of)
 {
 	struct container_file *cft = of->kn->priv;
 
@@ -432,14 +432,14 @@ struct container_subsys_state *of_css(struct kernfs_open_file *of)
 }
 
 /**
- * seq_css - the subsystem state behind a control file being read
+ * seq_subsys_state - the subsystem state behind a control file being read
  * @sf: the seq_file given to a seq_show callback
  *
  * Return: the state, or NULL for a file of the core.
  */
-struct container_subsys_state *seq_css(struct seq_file *sf)
+struct container_subsys_state *seq_subsys_state(struct seq_file *sf)
 {
-	return of_css(sf->private);
+	return of_subsys_state(sf->private);
 }
 
 static int container_seqfile_show(struct seq_file *sf, void *v)
@@ -450,9 +450,9 @@ static int container_seqfile_show(struct seq_file *sf, void *v)
 	if (cft->seq_show)
 		return cft->seq_show(sf, v);
 	if (cft->read_u64)
-		seq_printf(sf, "%llu\n", cft->read_u64(of_css(of), cft));
+		seq_printf(sf, "%llu\n", cft->read_u64(of_subsys_state(of), cft));
 	else if (cft->read_s64)
-		seq_printf(sf, "%lld\n", cft->read_s64(of_css(of), cft));
+		seq_printf(sf, "%lld\n", cft->read_s64(of_subsys_state(of), cft));
 	else
 		return -EINVAL;
 	return 0;
@@ -473,13 +473,13 @@ static ssize_t container_file_write(struct kernfs_open_file *of, char *buf,
 
 		ret = kstrtoull(buf, 0, &v);
 		if (!ret)
-			ret = cft->write_u64(of_css(of), cft, v);
+			ret = cft->write_u64(of_subsys_state(of), cft, v);
 	} else if (cft->write_s64) {
 		s64 v;
 
 		ret = kstrtoll(buf, 0, &v);
 		if (!ret)
-			ret = cft->write_s64(of_css(of), cft, v);
+			ret = cft->write_s64(of_subsys_state(of), cft, v);
 	} else {
 		ret = -EINVAL;
 	}

@@ -102,7 +102,7 @@ static inline struct cpuset *css_cs(struct container_subsys_state *css)
 
 static inline struct cpuset *task_cs(struct task_struct *task)
 {
-	return css_cs(task_css(task, cpuset_subsys_id));
+	return css_cs(task_subsys_state(task, cpuset_subsys_id));
 }
 
 static inline struct cpuset *parent_cs(struct cpuset *cs)
@@ -359,7 +359,7 @@ static struct container_file *of_cft(struct kernfs_open_file *of)
 
 static int cpuset_show(struct seq_file *sf, void *v)
 {
-	struct cpuset *cs = css_cs(seq_css(sf));
+	struct cpuset *cs = css_cs(seq_subsys_state(sf));
 
 	spin_lock_irq(&callback_lock);
 	switch (of_cft(sf->private)->private) {

@@ -44,7 +44,7 @@ static int ns_can_attach(struct container_subsys_state *css,
 
 	lockdep_assert_held(&container_mutex);
 	rcu_read_lock();
-	cur = task_css(task, ns_subsys_id)->container;
+	cur = task_subsys_state(task, ns_subsys_id)->container;
 	rcu_read_unlock();
 	for (c = css->container; c; c = c->parent)
 		if (c == cur)

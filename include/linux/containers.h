@@ -130,7 +130,7 @@ extern struct css_group init_css_group;
  * @private: free for the subsystem
  * @read_u64: read a number; the core prints it
  * @read_s64: read a signed number; the core prints it
- * @seq_show: print the file with seq_file; get the state with seq_css()
+ * @seq_show: print the file with seq_file; get the state with seq_subsys_state()
  * @write_u64: the core parses a number (decimal, 0x hex, 0 octal) for it
  * @write_s64: the core parses a signed number for it
  * @write: take the raw buffer (NUL-terminated); return bytes used or -errno
@@ -228,7 +228,7 @@ struct container_subsys {
 #undef SUBSYS
 
 /**
- * task_css - a task's state for one subsystem
+ * task_subsys_state - a task's state for one subsystem
  * @task: the task
  * @id: the subsystem's id (x_subsys_id)
  *
@@ -237,7 +237,7 @@ struct container_subsys {
  * Return: the state; stays valid until the RCU read section ends.
  */
 static inline struct container_subsys_state *
-task_css(struct task_struct *task, int id)
+task_subsys_state(struct task_struct *task, int id)
 {
 	return rcu_dereference_check(task->containers,
 				     lockdep_is_held(&task->alloc_lock))->subsys[id];
@@ -257,8 +257,8 @@ css_parent(struct container_subsys_state *css)
 	return parent ? parent->subsys[css->ss->id] : NULL;
 }
 
-struct container_subsys_state *seq_css(struct seq_file *sf);
-struct container_subsys_state *of_css(struct kernfs_open_file *of);
+struct container_subsys_state *seq_subsys_state(struct seq_file *sf);
+struct container_subsys_state *of_subsys_state(struct kernfs_open_file *of);
 struct container *container_kn_lock_live(struct kernfs_node *kn);
 void container_kn_unlock(struct kernfs_node *kn);
 int container_task_count(const struct container *cont);

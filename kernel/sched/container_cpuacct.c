@@ -35,7 +35,7 @@
  *			read under stat_sync, a no-op on 64-bit kernels.
  *			Never reset.
  *
- * The charging paths find a task's state with task_css() under RCU and
+ * The charging paths find a task's state with task_subsys_state() under RCU and
  * walk up the ->parent pointers.  A container can only be removed once it
  * has no tasks and no children, and its state is freed after a grace
  * period, so every state on the way up outlives the read-side section
@@ -107,7 +107,7 @@ static struct cpuacct *css_cpuacct(struct container_subsys_state *css)
  */
 static struct cpuacct *task_cpuacct(struct task_struct *p)
 {
-	struct container_subsys_state *css = task_css(p, cpuacct_subsys_id);
+	struct container_subsys_state *css = task_subsys_state(p, cpuacct_subsys_id);
 
 	return css ? css_cpuacct(css) : NULL;
 }
@@ -263,7 +263,7 @@ static int cpuacct_usage_write(struct container_subsys_state *css,
 
 static int cpuacct_usage_percpu_show(struct seq_file *sf, void *v)
 {
-	struct cpuacct *ca = css_cpuacct(seq_css(sf));
+	struct cpuacct *ca = css_cpuacct(seq_subsys_state(sf));
 	const char *sep = "";
 	int cpu;
 
@@ -291,7 +291,7 @@ static u64 cpuacct_cpu_stat(struct cpuacct *ca, int cpu,
 
 static int cpuacct_stat_show(struct seq_file *sf, void *v)
 {
-	struct cpuacct *ca = css_cpuacct(seq_css(sf));
+	struct cpuacct *ca = css_cpuacct(seq_subsys_state(sf));
 	enum cpuacct_stat_index i;
 	int cpu;
 
