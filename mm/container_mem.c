@@ -1,0 +1,1070 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The memory subsystem of process containers: charge every user page to
+ * a container, limit what a container may use, and reclaim its pages.
+ *
+ * Charging.  Built without CONFIG_MEMCG, <linux/memcontrol.h> forwards the
+ * memory cgroup charging interface (mem_cgroup_charge(), the swap-in
+ * charge, uncharge, migration, replacement and THP split) here, so every
+ * place where upstream charges a folio charges it to a container: faults,
+ * COW, page cache, shmem, swap-in, khugepaged, userfaultfd, KSM, uprobes.
+ * The container is that of the mm's owner task (mm->owner, kept up to date
+ * by the MM_OWNER code), or of current when there is no mm (the page cache
+ * of read() and write()).  Tasks of a hierarchy's top container, and every
+ * task while the subsystem is not bound to a hierarchy, are not charged.
+ *
+ * A charged folio's head page records its owner in page_ext, and the
+ * folio sits on its owner's list of charged folios, oldest first; struct
+ * page does not grow.  Usage, limit, peak and failcnt are a page_counter
+ * per container, charged hierarchically: a charge counts against every
+ * ancestor below the top.  A charge stays with the container that made it
+ * when the task moves.  When a container is removed, its folios move to
+ * its parent's list, whose counter already includes them (to nobody, at
+ * the top).
+ *
+ * Limits.  A charge that would take a container (or an ancestor) over its
+ * hard limit first reclaims folios of that container's subtree: isolated
+ * from the LRU and handed to reclaim_pages(), file pages first, anonymous
+ * ones only when swap is available.  If that fails, the largest process
+ * in the subtree is killed, as the OOM killer would, but never a process
+ * outside it.
+ *
+ * Locking:
+ *
+ * mem_container.lock	irq-safe spinlock: the folio list and the owner
+ *			recorded in page_ext of the folios on it.  The lists
+ *			of a child and its parent are locked child first
+ *			(when folios move up).  Never held with the LRU lock
+ *			of a node held, and the LRU lock is never taken
+ *			under it.
+ * mem_tree_lock	the RCU-protected tree of mem_containers (children,
+ *			sibling) that reclaim and memory.stat walk without
+ *			container_mutex, which the charge path cannot take:
+ *			charges happen under mmap_lock, and container_mutex
+ *			is held around mmap_lock in cpuset's attach.
+ * mem_limit_mutex	serialises writes of the limits and force_empty.
+ *
+ * A mem_container is pinned by a percpu_ref while a charge is in flight;
+ * destroy waits for those, moves the folios up and frees the structure
+ * after an RCU grace period, since uncharge looks at the owner under the
+ * RCU read lock that page_ext_get() takes.
+ */
+
+#define pr_fmt(fmt) "container_mem: " fmt
+
+#include <linux/container_mem.h>
+#include <linux/containers.h>
+#include <linux/completion.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/mm_inline.h>
+#include <linux/oom.h>
+#include <linux/page_counter.h>
+#include <linux/page_ext.h>
+#include <linux/pagevec.h>
+#include <linux/percpu.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rculist.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+
+#include "internal.h"
+
+/* How often a charge reclaims before it turns to the OOM killer. */
+#define MEM_RECLAIM_RETRIES	5
+/* Folios isolated and reclaimed per batch. */
+#define MEM_RECLAIM_BATCH	32
+
+/* Event counters, per CPU. */
+enum mem_event {
+	MEM_PGPGIN,		/* charges */
+	MEM_PGPGOUT,		/* uncharges */
+	MEM_SOFT_LIMIT_HITS,	/* charges that left usage over the soft limit */
+	MEM_THROTTLED,		/* times a task slept for the soft limit */
+	MEM_RECLAIMED,		/* pages reclaimed for this container */
+	MEM_OOM_KILL,		/* processes killed for its hard limit */
+	MEM_NR_EVENTS,
+};
+
+struct mem_events {
+	unsigned long ev[MEM_NR_EVENTS];
+};
+
+/**
+ * struct mem_container - the memory state of one container
+ * @css: the subsystem state
+ * @memory: usage, hard limit, peak and failcnt, in pages
+ * @soft_limit: the soft limit, in pages
+ * @ref: pins the structure while a charge is in flight
+ * @ref_done: completed when @ref drops to zero after destroy killed it
+ * @lock: protects @folios and the owner of the folios on it
+ * @folios: the folios charged to this container, oldest first
+ * @parent: the parent's state, NULL at the top
+ * @children: child states (RCU list, mem_tree_lock)
+ * @sibling: entry in @parent's @children
+ * @events: per-CPU event counters
+ * @rcu: frees the structure
+ */
+struct mem_container {
+	struct container_subsys_state css;
+	struct page_counter memory;
+	unsigned long soft_limit;
+	struct percpu_ref ref;
+	struct completion ref_done;
+	spinlock_t lock;
+	struct list_head folios;
+	struct mem_container *parent;
+	struct list_head children;
+	struct list_head sibling;
+	struct mem_events __percpu *events;
+	struct rcu_head rcu;
+};
+
+/*
+ * What page_ext holds for the head page of a charged folio.  All three
+ * fields are protected by the owner's lock.
+ */
+struct mem_page_ext {
+	struct mem_container *owner;
+	struct list_head node;
+	struct folio *folio;
+};
+
+static struct mem_container root_mem;
+static DEFINE_SPINLOCK(mem_tree_lock);
+static DEFINE_MUTEX(mem_limit_mutex);
+
+static bool container_mem_need(void)
+{
+	return true;
+}
+
+struct page_ext_operations container_mem_page_ext_ops = {
+	.size = sizeof(struct mem_page_ext),
+	.need = container_mem_need,
+};
+
+static inline struct mem_container *css_mem(struct container_subsys_state *css)
+{
+	return css ? container_of(css, struct mem_container, css) : NULL;
+}
+
+static inline struct mem_page_ext *page_ext_mem(struct page_ext *pe)
+{
+	return page_ext_data(pe, &container_mem_page_ext_ops);
+}
+
+static inline bool mem_is_top(const struct mem_container *mc)
+{
+	return !mc->parent;
+}
+
+static void mem_event(struct mem_container *mc, enum mem_event ev,
+		      unsigned long n)
+{
+	this_cpu_add(mc->events->ev[ev], n);
+}
+
+static unsigned long mem_event_sum(struct mem_container *mc, enum mem_event ev)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(mc->events, cpu)->ev[ev];
+	return sum;
+}
+
+/*
+ * Pre-order walk of @top's subtree under rcu_read_lock(); a container
+ * removed meanwhile may still be visited.
+ */
+static struct mem_container *mem_next_pre(struct mem_container *pos,
+					  struct mem_container *top)
+{
+	struct mem_container *next;
+
+	if (!pos)
+		return top;
+	next = list_first_or_null_rcu(&pos->children, struct mem_container,
+				      sibling);
+	if (next)
+		return next;
+	while (pos != top) {
+		next = list_next_or_null_rcu(&pos->parent->children,
+					     &pos->sibling,
+					     struct mem_container, sibling);
+		if (next)
+			return next;
+		pos = pos->parent;
+	}
+	return NULL;
+}
+
+#define for_each_mem_descendant(pos, top)				\
+	for ((pos) = mem_next_pre(NULL, (top)); (pos);			\
+	     (pos) = mem_next_pre((pos), (top)))
+
+static bool mem_is_descendant(struct mem_container *mc,
+			      struct mem_container *top)
+{
+	for (; mc; mc = mc->parent)
+		if (mc == top)
+			return true;
+	return false;
+}
+
+/*
+ * The container to charge for @mm (current when NULL), pinned; NULL when
+ * nothing is to be charged.
+ */
+static struct mem_container *mem_get_charge_target(struct mm_struct *mm)
+{
+	struct task_struct *task = current;
+	struct mem_container *mc;
+
+	rcu_read_lock();
+	if (mm) {
+		task = rcu_dereference(mm->owner);
+		if (!task)
+			goto none;
+	} else if (current->flags & PF_KTHREAD) {
+		goto none;
+	}
+	mc = css_mem(task_subsys_state(task, mem_subsys_id));
+	if (mem_is_top(mc))
+		goto none;
+	percpu_ref_get(&mc->ref);
+	rcu_read_unlock();
+	return mc;
+none:
+	rcu_read_unlock();
+	return NULL;
+}
+
+/*
+ * Reclaim.
+ */
+
+/*
+ * Take references on up to @max folios of @mc that reclaim may try, the
+ * oldest first, and rotate them to the end of the list so that the next
+ * batch looks at others.
+ */
+static int mem_pick_folios(struct mem_container *mc, struct folio **batch,
+			   int max, bool may_swap, bool clean_only)
+{
+	struct mem_page_ext *mpe, *tmp;
+	unsigned long flags, scanned = 0, limit;
+	LIST_HEAD(seen);
+	int n = 0;
+
+	spin_lock_irqsave(&mc->lock, flags);
+	limit = 4 * max;
+	list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
+		struct folio *folio = mpe->folio;
+
+		if (n == max || scanned++ == limit)
+			break;
+		list_move_tail(&mpe->node, &seen);
+		if (!folio_test_lru(folio) || folio_test_unevictable(folio))
+			continue;
+		if (!may_swap && folio_test_swapbacked(folio))
+			continue;
+		if (clean_only && (folio_test_dirty(folio) ||
+				   folio_test_writeback(folio)))
+			continue;
+		if (!folio_try_get(folio))
+			continue;
+		batch[n++] = folio;
+	}
+	list_splice_tail(&seen, &mc->folios);
+	spin_unlock_irqrestore(&mc->lock, flags);
+	return n;
+}
+
+/*
+ * Try to free @nr_pages pages charged to @top's subtree.  A caller that
+ * may not enter the filesystem or do I/O (@gfp) only gets clean file pages
+ * dropped, never written or swapped.  May sleep.
+ * Return: the number of pages freed.
+ */
+static unsigned long mem_reclaim(struct mem_container *top,
+				 unsigned long nr_pages, gfp_t gfp)
+{
+	bool clean_only = (gfp & (__GFP_FS | __GFP_IO)) != (__GFP_FS | __GFP_IO);
+	bool may_swap = !clean_only && get_nr_swap_pages() > 0;
+	struct folio *batch[MEM_RECLAIM_BATCH];
+	unsigned long reclaimed = 0;
+	int pass, idle = 0;
+
+	/* File pages first: reclaim them alone before touching anon. */
+	for (pass = 0; pass < 2 && reclaimed < nr_pages; pass++) {
+		bool swap = pass && may_swap;
+
+		if (pass && !may_swap)
+			break;
+		idle = 0;
+		while (reclaimed < nr_pages && idle < 4) {
+			struct mem_container *pos;
+			LIST_HEAD(list);
+			unsigned long got;
+			int n = 0, i;
+
+			rcu_read_lock();
+			/* A removed container's lock and (empty) list stay valid. */
+			for_each_mem_descendant(pos, top) {
+				n += mem_pick_folios(pos, batch + n,
+						     MEM_RECLAIM_BATCH - n, swap,
+						     clean_only);
+				if (n == MEM_RECLAIM_BATCH)
+					break;
+			}
+			rcu_read_unlock();
+			if (!n)
+				break;
+
+			for (i = 0; i < n; i++) {
+				if (folio_isolate_lru(batch[i]))
+					list_add(&batch[i]->lru, &list);
+				folio_put(batch[i]);
+			}
+			got = list_empty(&list) ? 0 : reclaim_pages(&list);
+			reclaimed += got;
+			idle = got ? 0 : idle + 1;
+			cond_resched();
+		}
+	}
+	if (reclaimed)
+		mem_event(top, MEM_RECLAIMED, reclaimed);
+	return reclaimed;
+}
+
+/*
+ * The OOM killer of a container: kill the process with the largest
+ * footprint in @top's subtree.  Return false if there was nothing to kill,
+ * true if a process was killed or one is already dying.
+ */
+static bool mem_oom_kill(struct mem_container *top)
+{
+	struct task_struct *p, *victim = NULL;
+	unsigned long best = 0;
+	bool dying = false;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		struct mem_container *mc;
+		unsigned long points;
+
+		if (p->flags & PF_KTHREAD || !p->mm)
+			continue;
+		mc = css_mem(task_subsys_state(p, mem_subsys_id));
+		if (!mem_is_descendant(mc, top))
+			continue;
+		if (fatal_signal_pending(p) || (p->flags & PF_EXITING)) {
+			dying = true;
+			break;
+		}
+		if (p->signal->oom_score_adj == OOM_SCORE_ADJ_MIN)
+			continue;
+		points = get_mm_rss(p->mm) +
+			 get_mm_counter(p->mm, MM_SWAPENTS) + 1;
+		if (points > best) {
+			best = points;
+			victim = p;
+		}
+	}
+	if (!dying && victim)
+		get_task_struct(victim);
+	rcu_read_unlock();
+
+	if (dying)
+		return true;
+	if (!victim)
+		return false;
+	pr_info_ratelimited("over its hard limit: killed process %d (%s), %lu kB resident\n",
+			    task_pid_nr(victim), victim->comm,
+			    best << (PAGE_SHIFT - 10));
+	do_send_sig_info(SIGKILL, SEND_SIG_PRIV, victim, PIDTYPE_TGID);
+	put_task_struct(victim);
+	mem_event(top, MEM_OOM_KILL, 1);
+	return true;
+}
+
+/*
+ * Charging.
+ */
+
+static int mem_try_charge(struct mem_container *mc, unsigned long nr_pages,
+			  gfp_t gfp)
+{
+	int reclaim_retries = MEM_RECLAIM_RETRIES, oom_waits = 0;
+	struct page_counter *fail;
+	struct mem_container *over;
+
+retry:
+	if (page_counter_try_charge(&mc->memory, nr_pages, &fail))
+		return 0;
+	over = container_of(fail, struct mem_container, memory);
+
+	/* __GFP_NOFAIL must not fail: go over the limit rather. */
+	if (gfp & __GFP_NOFAIL)
+		goto force;
+	/*
+	 * A dying task fails at once: its fault returns and it exits
+	 * without taking the container over its limit.
+	 */
+	if (fatal_signal_pending(current) || !gfpflags_allow_blocking(gfp))
+		return -ENOMEM;
+
+	if (reclaim_retries-- > 0) {
+		if (mem_reclaim(over, nr_pages, gfp))
+			reclaim_retries = MEM_RECLAIM_RETRIES;
+		goto retry;
+	}
+	if (gfp & __GFP_NORETRY)
+		return -ENOMEM;
+
+	/* Wait (about a second at most) for a victim to free its memory. */
+	if (oom_waits++ < 50 && mem_oom_kill(over)) {
+		schedule_timeout_killable(HZ / 50);
+		reclaim_retries = 1;
+		goto retry;
+	}
+	return -ENOMEM;
+force:
+	page_counter_charge(&mc->memory, nr_pages);
+	return 0;
+}
+
+/* Record @folio as charged to @mc; its pages are on @mc's counter. */
+static void mem_commit(struct mem_container *mc, struct folio *folio)
+{
+	struct mem_page_ext *mpe;
+	struct page_ext *pe;
+	unsigned long flags;
+
+	pe = page_ext_get(&folio->page);
+	if (!pe) {
+		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
+		return;
+	}
+	mpe = page_ext_mem(pe);
+	spin_lock_irqsave(&mc->lock, flags);
+	if (WARN_ON_ONCE(mpe->owner)) {
+		spin_unlock_irqrestore(&mc->lock, flags);
+		page_ext_put(pe);
+		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
+		return;
+	}
+	mpe->owner = mc;
+	mpe->folio = folio;
+	list_add_tail(&mpe->node, &mc->folios);
+	spin_unlock_irqrestore(&mc->lock, flags);
+	page_ext_put(pe);
+	mem_event(mc, MEM_PGPGIN, 1);
+}
+
+/**
+ * container_mem_charge - charge a new folio
+ * @folio: the folio, not yet visible to anyone else
+ * @mm: the mm it is for, or NULL for current's container
+ * @gfp: how hard to try
+ *
+ * Called through mem_cgroup_charge() and mem_cgroup_swapin_charge_folio().
+ * Over a hard limit, reclaims the container's pages, then kills its
+ * largest process.
+ *
+ * Return: 0, or -ENOMEM if the folio could not be charged.
+ */
+int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
+{
+	struct mem_container *mc = mem_get_charge_target(mm);
+	int ret;
+
+	if (!mc)
+		return 0;
+	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
+	if (!ret)
+		mem_commit(mc, folio);
+	percpu_ref_put(&mc->ref);
+	return ret;
+}
+
+/*
+ * Lock the owner of a folio whose page_ext data is @mpe, and return it;
+ * NULL if the folio is not charged.  The folios of a removed container
+ * move to its parent under both locks, so check again once locked.  The
+ * caller holds page_ext_get()'s RCU read lock, which keeps even a freed
+ * owner's memory valid.
+ */
+static struct mem_container *mem_lock_owner(struct mem_page_ext *mpe,
+					    unsigned long *flags)
+{
+	struct mem_container *mc;
+
+	for (;;) {
+		mc = READ_ONCE(mpe->owner);
+		if (!mc)
+			return NULL;
+		spin_lock_irqsave(&mc->lock, *flags);
+		if (mpe->owner == mc)
+			return mc;
+		spin_unlock_irqrestore(&mc->lock, *flags);
+	}
+}
+
+static void mem_clear(struct mem_page_ext *mpe)
+{
+	mpe->owner = NULL;
+	mpe->folio = NULL;
+}
+
+/**
+ * container_mem_uncharge - a charged folio is being freed
+ * @folio: the folio
+ *
+ * Context: any; the folio's refcount is zero.
+ */
+void container_mem_uncharge(struct folio *folio)
+{
+	struct mem_page_ext *mpe;
+	struct mem_container *mc;
+	struct page_ext *pe;
+	unsigned long flags;
+
+	pe = page_ext_get(&folio->page);
+	if (!pe)
+		return;
+	mpe = page_ext_mem(pe);
+	mc = mem_lock_owner(mpe, &flags);
+	if (mc) {
+		list_del(&mpe->node);
+		mem_clear(mpe);
+		spin_unlock_irqrestore(&mc->lock, flags);
+		/* Safe after unlock: a counter outlives RCU readers. */
+		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
+		mem_event(mc, MEM_PGPGOUT, 1);
+	}
+	page_ext_put(pe);
+}
+
+/**
+ * container_mem_uncharge_folios - container_mem_uncharge() for a batch
+ * @folios: the folios being freed
+ */
+void container_mem_uncharge_folios(struct folio_batch *folios)
+{
+	unsigned int i;
+
+	for (i = 0; i < folio_batch_count(folios); i++)
+		container_mem_uncharge(folios->folios[i]);
+}
+
+/**
+ * container_mem_migrate - move the charge of a folio to its replacement
+ * @old: the folio being migrated, which ends up uncharged
+ * @new: the new folio, of the same size, which takes over the charge
+ */
+void container_mem_migrate(struct folio *old, struct folio *new)
+{
+	struct page_ext *pe_old, *pe_new;
+	struct mem_page_ext *mpe;
+	struct mem_container *mc;
+	unsigned long flags;
+
+	pe_old = page_ext_get(&old->page);
+	if (!pe_old)
+		return;
+	pe_new = page_ext_get(&new->page);
+	mpe = page_ext_mem(pe_old);
+	mc = mem_lock_owner(mpe, &flags);
+	if (mc) {
+		if (pe_new) {
+			struct mem_page_ext *nmpe = page_ext_mem(pe_new);
+
+			nmpe->owner = mc;
+			nmpe->folio = new;
+			list_replace(&mpe->node, &nmpe->node);
+		} else {
+			list_del(&mpe->node);
+		}
+		mem_clear(mpe);
+		spin_unlock_irqrestore(&mc->lock, flags);
+		if (!pe_new)
+			page_counter_uncharge(&mc->memory, folio_nr_pages(old));
+	}
+	if (pe_new)
+		page_ext_put(pe_new);
+	page_ext_put(pe_old);
+}
+
+/**
+ * container_mem_replace - charge a replacement folio like the old one
+ * @old: the folio being replaced; it keeps its charge until freed
+ * @new: the new folio
+ *
+ * The new folio is charged to the same container, without a limit check.
+ */
+void container_mem_replace(struct folio *old, struct folio *new)
+{
+	struct page_ext *pe_old, *pe_new;
+	struct mem_page_ext *mpe;
+	struct mem_container *mc;
+	unsigned long flags;
+
+	pe_old = page_ext_get(&old->page);
+	if (!pe_old)
+		return;
+	pe_new = page_ext_get(&new->page);
+	mc = pe_new ? mem_lock_owner(page_ext_mem(pe_old), &flags) : NULL;
+	if (mc) {
+		mpe = page_ext_mem(pe_new);
+		page_counter_charge(&mc->memory, folio_nr_pages(new));
+		mpe->owner = mc;
+		mpe->folio = new;
+		list_add_tail(&mpe->node, &mc->folios);
+		spin_unlock_irqrestore(&mc->lock, flags);
+		mem_event(mc, MEM_PGPGIN, 1);
+	}
+	if (pe_new)
+		page_ext_put(pe_new);
+	page_ext_put(pe_old);
+}
+
+/**
+ * container_mem_split - a charged large folio was split
+ * @head: its first page
+ * @old_order: its order before the split
+ * @new_order: the order of each new folio
+ *
+ * Each new folio after the first becomes charged to the same container.
+ */
+void container_mem_split(struct page *head, int old_order, int new_order)
+{
+	struct mem_container *mc;
+	struct page_ext *pe;
+	unsigned long flags, i;
+
+	pe = page_ext_get(head);
+	if (!pe)
+		return;
+	mc = mem_lock_owner(page_ext_mem(pe), &flags);
+	if (!mc)
+		goto out;
+	for (i = 1UL << new_order; i < 1UL << old_order; i += 1UL << new_order) {
+		struct page_ext *tpe = page_ext_get(head + i);
+		struct mem_page_ext *tmpe;
+
+		if (!tpe)
+			continue;
+		tmpe = page_ext_mem(tpe);
+		tmpe->owner = mc;
+		tmpe->folio = page_folio(head + i);
+		list_add_tail(&tmpe->node, &mc->folios);
+		page_ext_put(tpe);
+	}
+	spin_unlock_irqrestore(&mc->lock, flags);
+out:
+	page_ext_put(pe);
+}
+
+/*
+ * Move every folio of @mc to @to, or make them uncharged when @to is the
+ * top.  The counters are the caller's business.  Return the pages moved.
+ */
+static unsigned long mem_move_folios(struct mem_container *mc,
+				     struct mem_container *to)
+{
+	struct mem_page_ext *mpe, *tmp;
+	unsigned long flags, nr = 0;
+
+	spin_lock_irqsave(&mc->lock, flags);
+	spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+	list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
+		nr += folio_nr_pages(mpe->folio);
+		if (mem_is_top(to)) {
+			list_del(&mpe->node);
+			mem_clear(mpe);
+		} else {
+			mpe->owner = to;
+		}
+	}
+	list_splice_tail_init(&mc->folios, &to->folios);
+	spin_unlock(&to->lock);
+	spin_unlock_irqrestore(&mc->lock, flags);
+	return nr;
+}
+
+/*
+ * Control files.
+ */
+
+enum {
+	MEM_USAGE,
+	MEM_MAX_USAGE,
+	MEM_LIMIT,
+	MEM_SOFT_LIMIT,
+	MEM_FAILCNT,
+};
+
+static struct container_file *mem_of_cft(struct kernfs_open_file *of)
+{
+	return of->kn->priv;
+}
+
+static u64 mem_read(struct container_subsys_state *css,
+		    struct container_file *cft)
+{
+	struct mem_container *mc = css_mem(css);
+
+	switch (cft->private) {
+	case MEM_USAGE:
+		return (u64)page_counter_read(&mc->memory) * PAGE_SIZE;
+	case MEM_MAX_USAGE:
+		return (u64)READ_ONCE(mc->memory.watermark) * PAGE_SIZE;
+	case MEM_LIMIT:
+		return (u64)READ_ONCE(mc->memory.max) * PAGE_SIZE;
+	case MEM_SOFT_LIMIT:
+		return (u64)READ_ONCE(mc->soft_limit) * PAGE_SIZE;
+	case MEM_FAILCNT:
+		return READ_ONCE(mc->memory.failcnt);
+	}
+	return 0;
+}
+
+/* Set the hard limit, reclaiming first when usage is above it. */
+static int mem_set_limit(struct mem_container *mc, unsigned long nr_pages)
+{
+	int retries = MEM_RECLAIM_RETRIES;
+	unsigned long usage;
+
+	for (;;) {
+		if (!page_counter_set_max(&mc->memory, nr_pages))
+			return 0;
+		if (signal_pending(current))
+			return -EINTR;
+		usage = page_counter_read(&mc->memory);
+		if (usage > nr_pages &&
+		    mem_reclaim(mc, usage - nr_pages, GFP_KERNEL))
+			continue;
+		if (!retries--)
+			return -EBUSY;
+	}
+}
+
+static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
+			 size_t nbytes, loff_t off)
+{
+	struct mem_container *mc = css_mem(of_subsys_state(of));
+	struct container_file *cft = mem_of_cft(of);
+	unsigned long nr_pages;
+	int ret;
+
+	buf = strstrip(buf);
+	switch (cft->private) {
+	case MEM_LIMIT:
+	case MEM_SOFT_LIMIT:
+		if (!*buf)
+			return -EINVAL;
+		ret = page_counter_memparse(buf, "-1", &nr_pages);
+		if (ret)
+			return ret;
+		mutex_lock(&mem_limit_mutex);
+		if (cft->private == MEM_LIMIT)
+			ret = mem_set_limit(mc, nr_pages);
+		else
+			WRITE_ONCE(mc->soft_limit, nr_pages);
+		mutex_unlock(&mem_limit_mutex);
+		break;
+	case MEM_MAX_USAGE:
+	case MEM_FAILCNT:
+		/* cgroup v1: only 0 may be written, to reset. */
+		if (strcmp(buf, "0"))
+			return -EINVAL;
+		if (cft->private == MEM_MAX_USAGE)
+			page_counter_reset_watermark(&mc->memory);
+		else
+			WRITE_ONCE(mc->memory.failcnt, 0);
+		ret = 0;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	return ret ?: nbytes;
+}
+
+/* The counts of memory.stat, in pages except for the events. */
+struct mem_stat {
+	unsigned long cache, rss, rss_huge, shmem, mapped_file;
+	unsigned long lru[NR_LRU_LISTS];
+	unsigned long events[MEM_NR_EVENTS];
+};
+
+/* Count the folios of @mc into @st; batches keep interrupts off briefly. */
+static void mem_stat_local(struct mem_container *mc, struct mem_stat *st)
+{
+	struct mem_page_ext *mpe;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&mc->lock, flags);
+	list_for_each_entry(mpe, &mc->folios, node) {
+		struct folio *folio = mpe->folio;
+		long nr = folio_nr_pages(folio);
+
+		if (folio_test_anon(folio)) {
+			st->rss += nr;
+			if (folio_test_large(folio))
+				st->rss_huge += nr;
+		} else {
+			st->cache += nr;
+			if (folio_test_swapbacked(folio))
+				st->shmem += nr;
+			if (folio_mapped(folio))
+				st->mapped_file += nr;
+		}
+		if (folio_test_lru(folio))
+			st->lru[folio_lru_list(folio)] += nr;
+	}
+	spin_unlock_irqrestore(&mc->lock, flags);
+	for (i = 0; i < MEM_NR_EVENTS; i++)
+		st->events[i] += mem_event_sum(mc, i);
+}
+
+static const char * const mem_event_names[MEM_NR_EVENTS] = {
+	[MEM_PGPGIN] = "pgpgin",
+	[MEM_PGPGOUT] = "pgpgout",
+	[MEM_SOFT_LIMIT_HITS] = "soft_limit_hits",
+	[MEM_THROTTLED] = "throttled",
+	[MEM_RECLAIMED] = "reclaimed",
+	[MEM_OOM_KILL] = "oom_kill",
+};
+
+static void mem_stat_print(struct seq_file *sf, const char *prefix,
+			   const struct mem_stat *st)
+{
+	int i;
+
+	seq_printf(sf, "%scache %lu\n", prefix, st->cache * PAGE_SIZE);
+	seq_printf(sf, "%srss %lu\n", prefix, st->rss * PAGE_SIZE);
+	seq_printf(sf, "%srss_huge %lu\n", prefix, st->rss_huge * PAGE_SIZE);
+	seq_printf(sf, "%sshmem %lu\n", prefix, st->shmem * PAGE_SIZE);
+	seq_printf(sf, "%smapped_file %lu\n", prefix,
+		   st->mapped_file * PAGE_SIZE);
+	seq_printf(sf, "%sinactive_anon %lu\n", prefix,
+		   st->lru[LRU_INACTIVE_ANON] * PAGE_SIZE);
+	seq_printf(sf, "%sactive_anon %lu\n", prefix,
+		   st->lru[LRU_ACTIVE_ANON] * PAGE_SIZE);
+	seq_printf(sf, "%sinactive_file %lu\n", prefix,
+		   st->lru[LRU_INACTIVE_FILE] * PAGE_SIZE);
+	seq_printf(sf, "%sactive_file %lu\n", prefix,
+		   st->lru[LRU_ACTIVE_FILE] * PAGE_SIZE);
+	seq_printf(sf, "%sunevictable %lu\n", prefix,
+		   st->lru[LRU_UNEVICTABLE] * PAGE_SIZE);
+	for (i = 0; i < MEM_NR_EVENTS; i++)
+		seq_printf(sf, "%s%s %lu\n", prefix, mem_event_names[i],
+			   st->events[i]);
+}
+
+static int mem_stat_show(struct seq_file *sf, void *v)
+{
+	struct mem_container *mc = css_mem(seq_subsys_state(sf)), *pos;
+	unsigned long limit = PAGE_COUNTER_MAX;
+	struct mem_stat *st;
+
+	st = kcalloc(2, sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	mem_stat_local(mc, &st[0]);
+	rcu_read_lock();
+	for_each_mem_descendant(pos, mc)
+		mem_stat_local(pos, &st[1]);
+	rcu_read_unlock();
+	for (pos = mc; pos && !mem_is_top(pos); pos = pos->parent)
+		limit = min(limit, READ_ONCE(pos->memory.max));
+
+	mem_stat_print(sf, "", &st[0]);
+	seq_printf(sf, "hierarchical_memory_limit %llu\n",
+		   (u64)limit * PAGE_SIZE);
+	mem_stat_print(sf, "total_", &st[1]);
+	kfree(st);
+	return 0;
+}
+
+/* Reclaim everything of an empty container; move what stays to the parent. */
+static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
+				     size_t nbytes, loff_t off)
+{
+	struct mem_container *mc = css_mem(of_subsys_state(of));
+	unsigned long nr;
+	int ret = 0;
+
+	if (strcmp(strstrip(buf), "0"))
+		return -EINVAL;
+	mutex_lock(&mem_limit_mutex);
+	if (container_task_count(mc->css.container)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	while ((nr = page_counter_read(&mc->memory)) && !signal_pending(current))
+		if (!mem_reclaim(mc, nr, GFP_KERNEL))
+			break;
+	if (signal_pending(current)) {
+		ret = -EINTR;
+		goto out;
+	}
+	/* Own folios only: those of children stay with the children. */
+	nr = mem_move_folios(mc, mc->parent);
+	if (mem_is_top(mc->parent))
+		page_counter_uncharge(&mc->memory, nr);
+	else
+		page_counter_cancel(&mc->memory, nr);
+out:
+	mutex_unlock(&mem_limit_mutex);
+	return ret ?: nbytes;
+}
+
+static struct container_file mem_files[] = {
+	{
+		.name = "usage_in_bytes",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.private = MEM_USAGE,
+	},
+	{
+		.name = "max_usage_in_bytes",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.write = mem_write,
+		.private = MEM_MAX_USAGE,
+	},
+	{
+		.name = "limit_in_bytes",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.write = mem_write,
+		.private = MEM_LIMIT,
+	},
+	{
+		.name = "soft_limit_in_bytes",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.write = mem_write,
+		.private = MEM_SOFT_LIMIT,
+	},
+	{
+		.name = "failcnt",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.write = mem_write,
+		.private = MEM_FAILCNT,
+	},
+	{
+		.name = "force_empty",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.write = mem_force_empty_write,
+	},
+	{
+		.name = "stat",
+		.seq_show = mem_stat_show,
+	},
+	{ }	/* terminator */
+};
+
+/*
+ * Subsystem callbacks.
+ */
+
+static void mem_ref_release(struct percpu_ref *ref)
+{
+	struct mem_container *mc = container_of(ref, struct mem_container, ref);
+
+	complete(&mc->ref_done);
+}
+
+static int mem_state_init(struct mem_container *mc,
+			  struct mem_container *parent)
+{
+	mc->events = alloc_percpu(struct mem_events);
+	if (!mc->events)
+		return -ENOMEM;
+	if (percpu_ref_init(&mc->ref, mem_ref_release, 0, GFP_KERNEL)) {
+		free_percpu(mc->events);
+		return -ENOMEM;
+	}
+	init_completion(&mc->ref_done);
+	spin_lock_init(&mc->lock);
+	INIT_LIST_HEAD(&mc->folios);
+	INIT_LIST_HEAD(&mc->children);
+	mc->parent = parent;
+	/* The top is not charged: its children's counters have no parent. */
+	page_counter_init(&mc->memory,
+			  parent && !mem_is_top(parent) ? &parent->memory : NULL,
+			  false);
+	mc->soft_limit = PAGE_COUNTER_MAX;
+	return 0;
+}
+
+static struct container_subsys_state *
+mem_create(struct container_subsys_state *parent_css)
+{
+	struct mem_container *parent = css_mem(parent_css), *mc;
+
+	if (!parent) {
+		BUG_ON(mem_state_init(&root_mem, NULL));
+		return &root_mem.css;
+	}
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	if (!mc)
+		return ERR_PTR(-ENOMEM);
+	if (mem_state_init(mc, parent)) {
+		kfree(mc);
+		return ERR_PTR(-ENOMEM);
+	}
+	spin_lock(&mem_tree_lock);
+	list_add_tail_rcu(&mc->sibling, &parent->children);
+	spin_unlock(&mem_tree_lock);
+	return &mc->css;
+}
+
+static void mem_free_rcu(struct rcu_head *rcu)
+{
+	struct mem_container *mc = container_of(rcu, struct mem_container, rcu);
+
+	free_percpu(mc->events);
+	kfree(mc);
+}
+
+static void mem_destroy(struct container_subsys_state *css)
+{
+	struct mem_container *mc = css_mem(css), *parent = mc->parent;
+	unsigned long nr;
+
+	if (WARN_ON_ONCE(mc == &root_mem))
+		return;
+	/* Wait for charges in flight, then hand the folios up. */
+	percpu_ref_kill(&mc->ref);
+	wait_for_completion(&mc->ref_done);
+	percpu_ref_exit(&mc->ref);
+
+	nr = mem_move_folios(mc, parent);
+	/* At the top the moved folios are no longer charged at all. */
+	if (mem_is_top(parent) && nr)
+		page_counter_uncharge(&mc->memory, nr);
+
+	spin_lock(&mem_tree_lock);
+	list_del_rcu(&mc->sibling);
+	spin_unlock(&mem_tree_lock);
+	call_rcu(&mc->rcu, mem_free_rcu);
+}
+
+struct container_subsys mem_subsys = {
+	.name = "memory",
+	.create = mem_create,
+	.destroy = mem_destroy,
+	.files = mem_files,
+};
