@@ -18,8 +18,9 @@ CHECK_CONFIGS ?= containers baseline
 CPUS ?= 4
 
 # Configurations: tinyconfig plus these fragments of configs/, in order.
-FRAGMENTS_containers := base containers
+FRAGMENTS_containers := base containers testenv
 FRAGMENTS_baseline := base baseline
+FRAGMENTS_debug := base containers testenv debug
 
 B := $(CURDIR)/build
 PRISTINE := $(B)/pristine/linux-source-6.12

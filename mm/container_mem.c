@@ -65,6 +65,7 @@
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rculist.h>
+#include <linux/resume_user_mode.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -77,6 +78,8 @@
 #define MEM_RECLAIM_RETRIES	5
 /* Folios isolated and reclaimed per batch. */
 #define MEM_RECLAIM_BATCH	32
+/* Longest sleep of a task allocating far over its soft limit. */
+#define MEM_THROTTLE_MAX	(HZ / 5)
 
 /* Event counters, per CPU. */
 enum mem_event {
@@ -84,7 +87,7 @@ enum mem_event {
 	MEM_PGPGOUT,		/* uncharges */
 	MEM_SOFT_LIMIT_HITS,	/* charges that left usage over the soft limit */
 	MEM_THROTTLED,		/* times a task slept for the soft limit */
-	MEM_RECLAIMED,		/* pages reclaimed for this container */
+	MEM_RECLAIMED,		/* pages the over-limit handler reclaimed */
 	MEM_OOM_KILL,		/* processes killed for its hard limit */
 	MEM_NR_EVENTS,
 };
@@ -106,6 +109,8 @@ struct mem_events {
  * @children: child states (RCU list, mem_tree_lock)
  * @sibling: entry in @parent's @children
  * @events: per-CPU event counters
+ * @soft_work: the over-limit handler (container_mem_wq)
+ * @throttle: current throttling delay in jiffies, 0 when not throttling
  * @rcu: frees the structure
  */
 struct mem_container {
@@ -120,6 +125,8 @@ struct mem_container {
 	struct list_head children;
 	struct list_head sibling;
 	struct mem_events __percpu *events;
+	struct work_struct soft_work;
+	unsigned long throttle;
 	struct rcu_head rcu;
 };
 
@@ -136,6 +143,8 @@ struct mem_page_ext {
 static struct mem_container root_mem;
 static DEFINE_SPINLOCK(mem_tree_lock);
 static DEFINE_MUTEX(mem_limit_mutex);
+/* Runs the over-limit handlers; reclaim may be needed to make progress. */
+static struct workqueue_struct *container_mem_wq;
 
 static bool container_mem_need(void)
 {
@@ -338,8 +347,6 @@ static unsigned long mem_reclaim(struct mem_container *top,
 			cond_resched();
 		}
 	}
-	if (reclaimed)
-		mem_event(top, MEM_RECLAIMED, reclaimed);
 	return reclaimed;
 }
 
@@ -395,6 +402,107 @@ static bool mem_oom_kill(struct mem_container *top)
 }
 
 /*
+ * The soft limit: Rohit Seth's page_limit.
+ *
+ * A charge that leaves a container (or an ancestor) over its soft limit
+ * counts a soft_limit_hit and queues the container's over-limit handler,
+ * which reclaims the container's pages, file pages first, until it is
+ * back under the limit or nothing more can be reclaimed.  A work item
+ * never runs twice at once.  A task that charges while its container is
+ * more than 1/8 over the soft limit is also throttled: on its way back to
+ * user space it sleeps, interruptibly, a little longer each time the
+ * container is still that far over (up to MEM_THROTTLE_MAX), as long as
+ * the handler is still at work.
+ */
+
+static void mem_soft_limit_work(struct work_struct *work)
+{
+	struct mem_container *mc = container_of(work, struct mem_container,
+						soft_work);
+	unsigned long usage, soft, got;
+
+	for (;;) {
+		usage = page_counter_read(&mc->memory);
+		soft = READ_ONCE(mc->soft_limit);
+		if (usage <= soft)
+			break;
+		got = mem_reclaim(mc, min(usage - soft, 1024UL), GFP_KERNEL);
+		if (!got)
+			break;
+		mem_event(mc, MEM_RECLAIMED, got);
+		cond_resched();
+	}
+	if (page_counter_read(&mc->memory) <= READ_ONCE(mc->soft_limit))
+		WRITE_ONCE(mc->throttle, 0);
+}
+
+static inline bool mem_far_over_soft(struct mem_container *mc)
+{
+	unsigned long soft = READ_ONCE(mc->soft_limit);
+
+	return page_counter_read(&mc->memory) > soft + soft / 8;
+}
+
+static void mem_check_soft_limit(struct mem_container *mc)
+{
+	struct mem_container *pos;
+	bool throttle = false;
+
+	for (pos = mc; !mem_is_top(pos); pos = pos->parent) {
+		if (page_counter_read(&pos->memory) <= READ_ONCE(pos->soft_limit))
+			continue;
+		mem_event(pos, MEM_SOFT_LIMIT_HITS, 1);
+		queue_work(container_mem_wq, &pos->soft_work);
+		if (mem_far_over_soft(pos))
+			throttle = true;
+	}
+	if (throttle && !(current->flags & PF_KTHREAD))
+		set_notify_resume(current);
+}
+
+/**
+ * container_mem_handle_throttle - throttle a task far over its soft limit
+ *
+ * Called through mem_cgroup_handle_over_high() on the way back to user
+ * space, after a charge asked for it.  Sleeps interruptibly while the
+ * task's container (or an ancestor) is more than 1/8 over its soft limit,
+ * longer each time; the handler's reclaim runs meanwhile.
+ */
+void container_mem_handle_throttle(void)
+{
+	struct mem_container *mc, *pos, *over = NULL;
+	unsigned long delay;
+
+	rcu_read_lock();
+	mc = css_mem(task_subsys_state(current, mem_subsys_id));
+	for (pos = mc; !mem_is_top(pos); pos = pos->parent)
+		if (mem_far_over_soft(pos))
+			over = pos;
+	if (!over || !percpu_ref_tryget_live(&over->ref)) {
+		rcu_read_unlock();
+		return;
+	}
+	rcu_read_unlock();
+
+	/*
+	 * Sleeping only helps while the handler reclaims: when it found
+	 * nothing more to reclaim (anonymous memory without swap), do not
+	 * slow the task down for nothing.
+	 */
+	if (!work_busy(&over->soft_work)) {
+		percpu_ref_put(&over->ref);
+		return;
+	}
+
+	delay = clamp(READ_ONCE(over->throttle) * 2, 1UL,
+		      (unsigned long)MEM_THROTTLE_MAX);
+	WRITE_ONCE(over->throttle, delay);
+	mem_event(over, MEM_THROTTLED, 1);
+	schedule_timeout_interruptible(delay);
+	percpu_ref_put(&over->ref);
+}
+
+/*
  * Charging.
  */
 
@@ -410,15 +518,14 @@ retry:
 		return 0;
 	over = container_of(fail, struct mem_container, memory);
 
-	/* __GFP_NOFAIL must not fail: go over the limit rather. */
-	if (gfp & __GFP_NOFAIL)
-		goto force;
 	/*
 	 * A dying task fails at once: its fault returns and it exits
 	 * without taking the container over its limit.
 	 */
-	if (fatal_signal_pending(current) || !gfpflags_allow_blocking(gfp))
+	if (fatal_signal_pending(current) && !(gfp & __GFP_NOFAIL))
 		return -ENOMEM;
+	if (!gfpflags_allow_blocking(gfp))
+		goto nomem;
 
 	if (reclaim_retries-- > 0) {
 		if (mem_reclaim(over, nr_pages, gfp))
@@ -426,7 +533,7 @@ retry:
 		goto retry;
 	}
 	if (gfp & __GFP_NORETRY)
-		return -ENOMEM;
+		goto nomem;
 
 	/* Wait (about a second at most) for a victim to free its memory. */
 	if (oom_waits++ < 50 && mem_oom_kill(over)) {
@@ -434,8 +541,10 @@ retry:
 		reclaim_retries = 1;
 		goto retry;
 	}
-	return -ENOMEM;
-force:
+nomem:
+	/* __GFP_NOFAIL (buffer heads, say) must not fail: go over instead. */
+	if (!(gfp & __GFP_NOFAIL))
+		return -ENOMEM;
 	page_counter_charge(&mc->memory, nr_pages);
 	return 0;
 }
@@ -488,8 +597,10 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 	if (!mc)
 		return 0;
 	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
-	if (!ret)
+	if (!ret) {
 		mem_commit(mc, folio);
+		mem_check_soft_limit(mc);
+	}
 	percpu_ref_put(&mc->ref);
 	return ret;
 }
@@ -997,6 +1108,7 @@ static int mem_state_init(struct mem_container *mc,
 		return -ENOMEM;
 	}
 	init_completion(&mc->ref_done);
+	INIT_WORK(&mc->soft_work, mem_soft_limit_work);
 	spin_lock_init(&mc->lock);
 	INIT_LIST_HEAD(&mc->folios);
 	INIT_LIST_HEAD(&mc->children);
@@ -1015,7 +1127,9 @@ mem_create(struct container_subsys_state *parent_css)
 	struct mem_container *parent = css_mem(parent_css), *mc;
 
 	if (!parent) {
-		BUG_ON(mem_state_init(&root_mem, NULL));
+		container_mem_wq = alloc_workqueue("container_mem",
+						   WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+		BUG_ON(!container_mem_wq || mem_state_init(&root_mem, NULL));
 		return &root_mem.css;
 	}
 	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
@@ -1049,6 +1163,7 @@ static void mem_destroy(struct container_subsys_state *css)
 	/* Wait for charges in flight, then hand the folios up. */
 	percpu_ref_kill(&mc->ref);
 	wait_for_completion(&mc->ref_done);
+	cancel_work_sync(&mc->soft_work);
 	percpu_ref_exit(&mc->ref);
 
 	nr = mem_move_folios(mc, parent);

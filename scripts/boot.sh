@@ -19,7 +19,9 @@ timeout=${BOOT_TIMEOUT:-600}
 
 # numa=fake=2: two memory nodes without ACPI SRAT parsing (which would
 # need CONFIG_PCI); the cpuset tests need them.
+# brd: one lazily allocated 320 MiB RAM disk for the page cache tests.
 append="console=ttyS0 panic=-1 panic_on_warn=1 oops=panic numa=fake=2"
+append="$append brd.rd_nr=1 brd.rd_size=327680"
 append="$append job=$job expect_cpus=$cpus ${APPEND:-}"
 [ "${INTERACTIVE:-0}" = 1 ] && append="$append shell=1"
 

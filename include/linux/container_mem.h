@@ -25,6 +25,7 @@ void container_mem_uncharge_folios(struct folio_batch *folios);
 void container_mem_migrate(struct folio *old, struct folio *new);
 void container_mem_replace(struct folio *old, struct folio *new);
 void container_mem_split(struct page *head, int old_order, int new_order);
+void container_mem_handle_throttle(void);
 
 extern struct page_ext_operations container_mem_page_ext_ops;
 #endif

@@ -5,6 +5,14 @@
 # lines), then add up the harness totals into the sentinel line the host
 # checks:  HARNESS-RESULT: passed=N failed=N skipped=N
 cd /selftests || exit 1
+# On a kernel with kmemleak (the debug configuration), forget what boot
+# left behind, so that the scan after the tests reports only their leaks.
+kml=/sys/kernel/debug/kmemleak
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+if [ -e $kml ]; then
+	echo scan >$kml
+	echo clear >$kml
+fi
 n=$(wc -l <list)
 echo "TAP version 13"
 echo "1..$n"
@@ -40,4 +48,16 @@ while read -r t; do
 		echo "not ok $i selftests: containers: $t # exit=$rc"
 	fi
 done <list
+if [ -e $kml ]; then
+	# Objects freed by RCU or workqueues need a moment; scan twice.
+	sleep 2
+	echo scan >$kml
+	echo scan >$kml
+	leaks=$(grep -c '^unreferenced object' $kml)
+	echo "# kmemleak: $leaks unreferenced objects after the tests"
+	if [ "$leaks" -gt 0 ]; then
+		head -n 60 $kml | sed 's/^/# /'
+		fail=$((fail + 1))
+	fi
+fi
 echo "HARNESS-RESULT: passed=$pass failed=$fail skipped=$skip"

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ enum {
 	W_TMPFS_WRITE = 'w',	/* write <arg> MiB to the worker's tmpfs file */
 	W_TMPFS_CLOSE = 'c',	/* close the file (it stays) */
 	W_MOVE = 'm',		/* move itself to the container in <path> */
+	W_READ = 'r',		/* read <arg> MiB of the file <path> */
 	W_EXIT = 'x',
 };
 
@@ -125,6 +127,19 @@ static void worker_loop(int cmd, int ack, const char *file)
 		case W_MOVE:
 			ok = cn_move_self(c.path) ? 1 : 0;
 			break;
+		case W_READ: {
+			static char buf[1 << 16];
+			int rfd = open(c.path, O_RDONLY);
+			ssize_t n = 1;
+
+			for (i = 0; rfd >= 0 && n > 0 && i < c.arg * MB; i += n)
+				n = read(rfd, buf, sizeof(buf));
+			if (rfd < 0 || i < c.arg * MB)
+				ok = 1;
+			if (rfd >= 0)
+				close(rfd);
+			break;
+		}
 		case W_EXIT:
 			_exit(0);
 		}
@@ -162,19 +177,38 @@ static int worker_start(struct worker *w, const char *cont, const char *file)
 	return 0;
 }
 
-/* Run one command; 0 if it worked, 1 if it failed, -1 if the worker died. */
-static int worker_do(struct worker *w, char op, long arg, const char *path)
+/* Send one command without waiting for it. */
+static int worker_send(struct worker *w, char op, long arg, const char *path)
 {
 	struct wcmd c = { .op = op, .arg = arg };
-	char ok;
 
 	if (path)
 		snprintf(c.path, sizeof(c.path), "%s", path);
-	if (write(w->cmd, &c, sizeof(c)) != sizeof(c))
+	return write(w->cmd, &c, sizeof(c)) == sizeof(c) ? 0 : -1;
+}
+
+/* The answer to the command sent last: 0 worked, 1 failed, -1 died. */
+static int worker_result(struct worker *w)
+{
+	char ok;
+
+	return read(w->ack, &ok, 1) == 1 ? ok : -1;
+}
+
+/* Is the answer there yet? */
+static bool worker_done(struct worker *w, long ms)
+{
+	struct pollfd pfd = { .fd = w->ack, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) > 0;
+}
+
+/* Run one command; 0 if it worked, 1 if it failed, -1 if the worker died. */
+static int worker_do(struct worker *w, char op, long arg, const char *path)
+{
+	if (worker_send(w, op, arg, path))
 		return -1;
-	if (read(w->ack, &ok, 1) != 1)
-		return -1;
-	return ok;
+	return worker_result(w);
 }
 
 /* Wait for the worker; its wait status. */
@@ -508,6 +542,239 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 	ASSERT_EQ(0, unlink(self->file));
 	EXPECT_EQ(0, usage(p));
 	free(p);
+	free(c);
+}
+
+
+/*
+ * Page cache of a real filesystem: ext2 on /dev/ram0, with a 256 MiB file
+ * written once (by the test program, outside any container) and then
+ * dropped from the cache, so that reading it makes clean, reclaimable
+ * page cache.
+ */
+#define RAM_DEV		"/dev/ram0"
+#define RAM_MNT		"/tmp/cnram"
+#define BIG_FILE	RAM_MNT "/big"
+#define BIG_MB		256
+
+static int run(const char *cmd)
+{
+	int ret = system(cmd);
+
+	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
+}
+
+static int setup_big_file(void)
+{
+	static char buf[1 << 20];
+	struct stat st;
+	int fd, i;
+
+	mkdir(RAM_MNT, 0755);
+	if (!stat(BIG_FILE, &st) && st.st_size == BIG_MB * MB)
+		goto drop;
+	if (run("grep -q " RAM_MNT " /proc/mounts") &&
+	    (run("mke2fs -q " RAM_DEV " >/dev/null 2>&1") ||
+	     run("mount -t ext2 " RAM_DEV " " RAM_MNT)))
+		return -1;
+	fd = open(BIG_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	memset(buf, 'y', sizeof(buf));
+	for (i = 0; i < BIG_MB; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			break;
+	close(fd);
+	if (i < BIG_MB)
+		return -1;
+drop:
+	sync();
+	return cn_write("/proc/sys/vm/drop_caches", "3");
+}
+
+FIXTURE(memfs) {
+	struct cn_env env;
+	char *root;
+	char file[CN_PATH_LEN];
+};
+
+FIXTURE_SETUP(memfs)
+{
+	cn_cleanup_stale();
+	cn_env_init(&self->env);
+	ASSERT_EQ(0, setup_big_file());
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
+	snprintf(self->file, sizeof(self->file), "%s/unused",
+		 cn_env_tmpdir(&self->env));
+}
+
+FIXTURE_TEARDOWN(memfs)
+{
+	cn_env_cleanup(&self->env);
+}
+
+TEST_F_TIMEOUT(memfs, hard_limit_reclaims_page_cache, 300)
+{
+	char *c = strdup(P("%s/c", self->root));
+	long peak = 0, limit = 64 * MB, u;
+	struct worker w;
+	int i;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "64M"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_send(&w, W_READ, BIG_MB, BIG_FILE));
+	for (i = 0; i < 25000 && !worker_done(&w, 10); i++) {
+		u = usage(c);
+		if (u > peak)
+			peak = u;
+	}
+	/* The whole file was read: its cache was reclaimed on the way. */
+	EXPECT_EQ(0, worker_result(&w));
+	TH_LOG("read %d MiB with a %ld MiB limit: peak sampled usage %ld kB, max_usage %ld kB, failcnt %ld",
+	       BIG_MB, limit / MB, peak / 1024,
+	       L(P("%s/memory.max_usage_in_bytes", c)) / 1024,
+	       L(P("%s/memory.failcnt", c)));
+	EXPECT_LE(peak, limit);
+	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), limit);
+	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), limit - 8 * MB);
+	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
+	EXPECT_EQ(0, stat_value(c, "oom_kill"));
+	EXPECT_GE(stat_value(c, "cache"), 32 * MB);
+	worker_stop(&w);
+	free(c);
+}
+
+TEST_F_TIMEOUT(memfs, soft_limit_handler_reclaims, 300)
+{
+	char *c = strdup(P("%s/c", self->root));
+	long soft = 32 * MB, u, start, took;
+	struct worker w;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write(P("%s/memory.soft_limit_in_bytes", c), "32M"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_READ, 192, BIG_FILE));
+	/* Back under the soft limit soon after the task stops allocating. */
+	start = cn_now_ms();
+	while ((u = usage(c)) > soft && cn_now_ms() - start < 10000)
+		cn_sleep_ms(10);
+	took = cn_now_ms() - start;
+	TH_LOG("usage %ld kB %ld ms after reading 192 MiB with a 32 MiB soft limit; max_usage %ld kB, soft_limit_hits %ld, reclaimed %ld pages, throttled %ld",
+	       u / 1024, took, L(P("%s/memory.max_usage_in_bytes", c)) / 1024,
+	       stat_value(c, "soft_limit_hits"), stat_value(c, "reclaimed"),
+	       stat_value(c, "throttled"));
+	EXPECT_LE(u, soft);
+	EXPECT_GT(stat_value(c, "soft_limit_hits"), 0);
+	EXPECT_GE(stat_value(c, "reclaimed"), (192 - 32 - 8) * 256);
+	/* The limit is soft: there is no failure and no kill. */
+	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
+	EXPECT_EQ(0, stat_value(c, "oom_kill"));
+	worker_stop(&w);
+	free(c);
+}
+
+TEST_F_TIMEOUT(memfs, far_over_soft_limit_throttles, 300)
+{
+	char *c = strdup(P("%s/c", self->root));
+	struct worker w;
+	long t;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write(P("%s/memory.soft_limit_in_bytes", c), "32M"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	/* 40 MiB of tmpfs, which cannot be reclaimed without swap... */
+	ASSERT_EQ(0, worker_do(&w, W_TMPFS_WRITE, 40, NULL));
+	/* ...keep the container more than 1/8 over while it reads. */
+	ASSERT_EQ(0, worker_do(&w, W_READ, 64, BIG_FILE));
+	t = stat_value(c, "throttled");
+	TH_LOG("throttled %ld times, handler reclaimed %ld pages, usage %ld kB",
+	       t, stat_value(c, "reclaimed"), usage(c) / 1024);
+	EXPECT_GT(t, 0);
+	EXPECT_GT(stat_value(c, "reclaimed"), 0);
+	/* The file's pages went; the tmpfs ones stay. */
+	EXPECT_GE(usage(c), 40 * MB);
+	EXPECT_LT(usage(c), 40 * MB + 16 * MB);
+	worker_stop(&w);
+	unlink(self->file);
+	free(c);
+}
+
+TEST_F_TIMEOUT(memfs, unlimited_container_is_like_none, 300)
+{
+	char *c = strdup(P("%s/c", self->root));
+	struct worker w;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_READ, 64, BIG_FILE));
+	/* Nothing reclaimed, nothing failed, nothing throttled. */
+	EXPECT_GE(stat_value(c, "cache"), 64 * MB);
+	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
+	EXPECT_EQ(0, stat_value(c, "reclaimed"));
+	EXPECT_EQ(0, stat_value(c, "throttled"));
+	EXPECT_EQ(0, stat_value(c, "soft_limit_hits"));
+	worker_stop(&w);
+	/* Dropping the cache uncharges it all. */
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
+	EXPECT_LT(usage(c), SLACK);
+	free(c);
+}
+
+/* Anonymous memory with zram swap: a hard limit swaps instead of killing. */
+FIXTURE(memswap) {
+	struct cn_env env;
+	char *root;
+	char file[CN_PATH_LEN];
+};
+
+FIXTURE_SETUP(memswap)
+{
+	cn_cleanup_stale();
+	cn_env_init(&self->env);
+	if (run("grep -q zram0 /proc/swaps")) {
+		ASSERT_EQ(0, cn_write("/sys/block/zram0/disksize", "256M"));
+		ASSERT_EQ(0, run("mkswap /dev/zram0 >/dev/null 2>&1"));
+		ASSERT_EQ(0, run("swapon /dev/zram0"));
+	}
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
+	snprintf(self->file, sizeof(self->file), "%s/data",
+		 cn_env_tmpdir(&self->env));
+}
+
+FIXTURE_TEARDOWN(memswap)
+{
+	cn_env_cleanup(&self->env);
+	/* The other tests want no swap. */
+	run("swapoff /dev/zram0");
+}
+
+TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
+{
+	char *c = strdup(P("%s/c", self->root));
+	long peak = 0, limit = 32 * MB, u;
+	struct worker w;
+	int i;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "32M"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_send(&w, W_ANON_TOUCH, 64, NULL));
+	for (i = 0; i < 25000 && !worker_done(&w, 10); i++) {
+		u = usage(c);
+		if (u > peak)
+			peak = u;
+	}
+	EXPECT_EQ(0, worker_result(&w));
+	TH_LOG("touched 64 MiB with a 32 MiB limit and zram swap: peak sampled usage %ld kB, failcnt %ld",
+	       peak / 1024, L(P("%s/memory.failcnt", c)));
+	EXPECT_LE(peak, limit);
+	EXPECT_EQ(0, stat_value(c, "oom_kill"));
+	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
+	/* Freeing it, swapped out or not, leaves no charge. */
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	worker_stop(&w);
+	EXPECT_EQ(0, usage(c));
 	free(c);
 }
 
