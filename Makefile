@@ -5,6 +5,7 @@
 #   make run      build what is missing, boot, show containers working
 #   make check    build, boot, run every selftest; "N passed, N failed"
 #   make refresh  turn edits made in build/src back into the repository
+#   make series   the work as a patch series in build/series (patches/layout)
 #   make clean    remove build products (not the Debian packages)
 #
 # Variables: CONFIG=<name> (a configuration below; default containers),
@@ -41,7 +42,7 @@ KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
 	KBUILD_BUILD_HOST=harness KBUILD_BUILD_TIMESTAMP="2026-01-01"
 
 .PHONY: all deps tree prepare kernel-% kernels selftests initramfs run \
-	check check-% check-harness refresh clean help
+	check check-% check-harness refresh series clean help
 .NOTPARALLEL:
 
 all: kernel-$(CONFIG)
@@ -95,6 +96,10 @@ check-harness: kernel-$(CONFIG) initramfs
 refresh:
 	@scripts/refresh.sh
 
+series: prepare
+	@scripts/mkseries.sh
+
 clean:
 	rm -rf $(B)/obj-* $(B)/selftests $(B)/initramfs.cpio $(B)/log \
-		$(B)/src $(B)/src.manifest $(B)/series $(B)/bench
+		$(B)/src $(B)/src.manifest $(B)/series $(B)/series-tree \
+		$(B)/series-am $(B)/bench

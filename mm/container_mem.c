@@ -79,7 +79,7 @@
 /* Folios isolated and reclaimed per batch. */
 #define MEM_RECLAIM_BATCH	32
 /* Longest sleep of a task allocating far over its soft limit. */
-#define MEM_THROTTLE_MAX	(HZ / 5)
+#define MEM_THROTTLE_MAX	(HZ / 10)
 
 /* Event counters, per CPU. */
 enum mem_event {

@@ -686,7 +686,7 @@ TEST_F_TIMEOUT(memfs, far_over_soft_limit_throttles, 300)
 	/* 40 MiB of tmpfs, which cannot be reclaimed without swap... */
 	ASSERT_EQ(0, worker_do(&w, W_TMPFS_WRITE, 40, NULL));
 	/* ...keep the container more than 1/8 over while it reads. */
-	ASSERT_EQ(0, worker_do(&w, W_READ, 64, BIG_FILE));
+	ASSERT_EQ(0, worker_do(&w, W_READ, 16, BIG_FILE));
 	t = stat_value(c, "throttled");
 	TH_LOG("throttled %ld times, handler reclaimed %ld pages, usage %ld kB",
 	       t, stat_value(c, "reclaimed"), usage(c) / 1024);
