@@ -6,6 +6,7 @@
 #   make check    build, boot, run every selftest; "N passed, N failed"
 #   make refresh  turn edits made in build/src back into the repository
 #   make series   the work as a patch series in build/series (patches/layout)
+#   make bench    instruction-time benchmarks: baseline, containers, cgroup v1
 #   make clean    remove build products (not the Debian packages)
 #
 # Variables: CONFIG=<name> (a configuration below; default containers),
@@ -22,6 +23,7 @@ CPUS ?= 4
 FRAGMENTS_containers := base containers testenv
 FRAGMENTS_baseline := base baseline
 FRAGMENTS_debug := base containers testenv debug
+FRAGMENTS_cgroupv1 := base cgroupv1
 
 B := $(CURDIR)/build
 PRISTINE := $(B)/pristine/linux-source-6.12
@@ -42,7 +44,7 @@ KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
 	KBUILD_BUILD_HOST=harness KBUILD_BUILD_TIMESTAMP="2026-01-01"
 
 .PHONY: all deps tree prepare kernel-% kernels selftests initramfs run \
-	check check-% check-harness refresh series clean help
+	check check-% check-harness refresh series bench clean help
 .NOTPARALLEL:
 
 all: kernel-$(CONFIG)
@@ -98,6 +100,15 @@ refresh:
 
 series: prepare
 	@scripts/mkseries.sh
+
+# Not part of check: baseline, containers (in the top and two levels
+# down) and upstream cgroup v1, side by side.
+bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
+	@scripts/bench.sh $(B)/initramfs.cpio \
+		baseline:none:$(call KERNEL,baseline) \
+		containers-top:root:$(call KERNEL,containers) \
+		containers:containers:$(call KERNEL,containers) \
+		cgroup-v1:cgroup-v1:$(call KERNEL,cgroupv1)
 
 clean:
 	rm -rf $(B)/obj-* $(B)/selftests $(B)/initramfs.cpio $(B)/log \

@@ -464,6 +464,13 @@ static ssize_t container_file_write(struct kernfs_open_file *of, char *buf,
 	struct container_file *cft = of->kn->priv;
 	int ret;
 
+	/*
+	 * One value per write(2), as text from the start of the file: a
+	 * write at an offset (the rest of a split write) or with a NUL
+	 * byte in it is refused rather than half understood.
+	 */
+	if (off || strnlen(buf, nbytes) != nbytes)
+		return -EINVAL;
 	if (cft->write)
 		return cft->write(of, buf, nbytes, off);
 
@@ -471,15 +478,13 @@ static ssize_t container_file_write(struct kernfs_open_file *of, char *buf,
 	if (cft->write_u64) {
 		u64 v;
 
-		ret = kstrtoull(buf, 0, &v);
-		if (!ret)
-			ret = cft->write_u64(of_subsys_state(of), cft, v);
+		ret = kstrtoull(buf, 0, &v) ? -EINVAL :
+		      cft->write_u64(of_subsys_state(of), cft, v);
 	} else if (cft->write_s64) {
 		s64 v;
 
-		ret = kstrtoll(buf, 0, &v);
-		if (!ret)
-			ret = cft->write_s64(of_subsys_state(of), cft, v);
+		ret = kstrtoll(buf, 0, &v) ? -EINVAL :
+		      cft->write_s64(of_subsys_state(of), cft, v);
 	} else {
 		ret = -EINVAL;
 	}
@@ -721,11 +726,27 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/*
+ * A container's name is a line of /proc/<pid>/container and an argument of
+ * the release agent: no newline, and no longer than a file name.
+ */
+static int container_valid_name(const char *name)
+{
+	if (strlen(name) > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (strchr(name, '\n'))
+		return -EINVAL;
+	return 0;
+}
+
 static int container_mkdir(struct kernfs_node *parent_kn, const char *name,
 			   umode_t mode)
 {
 	struct container *parent, *cont;
+	int ret = container_valid_name(name);
 
+	if (ret)
+		return ret;
 	parent = container_kn_lock_live(parent_kn);
 	if (!parent)
 		return -ENODEV;
@@ -787,6 +808,9 @@ static int container_rename(struct kernfs_node *kn,
 		return -ENOTDIR;
 	if (kn->parent != new_parent)
 		return -EXDEV;
+	ret = container_valid_name(new_name);
+	if (ret)
+		return ret;
 
 	/* As in container_kn_lock_live(): rmdir waits for active refs. */
 	kernfs_break_active_protection(new_parent);

@@ -55,6 +55,7 @@
 #include <linux/container_mem.h>
 #include <linux/containers.h>
 #include <linux/completion.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/mm_inline.h>
@@ -867,6 +868,39 @@ static int mem_set_limit(struct mem_container *mc, unsigned long nr_pages)
 	}
 }
 
+/*
+ * A size in bytes with an optional k, m, g or t suffix (powers of 1024),
+ * or -1 for unlimited, into pages, rounded down.  Stricter than memparse():
+ * a number that does not fit in 64 bits is an error, not a wrap.
+ */
+static int mem_parse_bytes(char *buf, unsigned long *nr_pages)
+{
+	static const char suffixes[] = "kmgt";
+	unsigned int shift = 0;
+	size_t len = strlen(buf);
+	const char *sfx;
+	u64 bytes;
+
+	if (!strcmp(buf, "-1")) {
+		*nr_pages = PAGE_COUNTER_MAX;
+		return 0;
+	}
+	if (!len)
+		return -EINVAL;
+	sfx = strchr(suffixes, tolower(buf[len - 1]));
+	if (sfx && buf[len - 1]) {
+		shift = 10 * (sfx - suffixes + 1);
+		buf[--len] = '\0';
+	}
+	if (!len || kstrtoull(buf, 0, &bytes))
+		return -EINVAL;
+	if (shift && bytes > (U64_MAX >> shift))
+		return -EINVAL;
+	bytes <<= shift;
+	*nr_pages = min_t(u64, bytes >> PAGE_SHIFT, PAGE_COUNTER_MAX);
+	return 0;
+}
+
 static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 			 size_t nbytes, loff_t off)
 {
@@ -879,9 +913,7 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 	switch (cft->private) {
 	case MEM_LIMIT:
 	case MEM_SOFT_LIMIT:
-		if (!*buf)
-			return -EINVAL;
-		ret = page_counter_memparse(buf, "-1", &nr_pages);
+		ret = mem_parse_bytes(buf, &nr_pages);
 		if (ret)
 			return ret;
 		mutex_lock(&mem_limit_mutex);

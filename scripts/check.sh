@@ -18,7 +18,10 @@ for arg; do
 	# Only the baseline configuration is built without containers.
 	want=1
 	[ "$name" = baseline ] && want=0
-	APPEND="${APPEND:-} expect_containers=$want" \
+	# KASAN's shadow and kmemleak take memory the memory tests count on.
+	mem=1024
+	[ "$name" = debug ] && mem=2048
+	MEM_MB=${MEM_MB:-$mem} APPEND="${APPEND:-} expect_containers=$want" \
 		"$here/boot.sh" "$kernel" "$initrd" "$job" \
 		"$log/check-$name.log" >"$tmp"
 	r=$?

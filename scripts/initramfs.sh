@@ -18,6 +18,7 @@ done
 install -m 755 "$here/guest/init" "$root/init"
 install -m 755 "$here/guest/demo.sh" "$root/demo.sh"
 install -m 755 "$here/guest/run-selftests.sh" "$root/selftests/run.sh"
+install -m 755 "$here/guest/bench.sh" "$root/bench.sh"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
@@ -26,6 +27,8 @@ for t in $(cat "$tests/list"); do
 	install -m 755 "$tests/$t" "$root/selftests/$t"
 	echo "$t" >>"$root/selftests/list"
 done
+# The benchmark program is built with the tests but is not one.
+[ -x "$tests/bench" ] && install -m 755 "$tests/bench" "$root/selftests/bench"
 [ -n "$run" ] && install -m 755 "$run" "$root/run.sh"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

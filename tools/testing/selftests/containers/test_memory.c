@@ -771,9 +771,12 @@ TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
 	EXPECT_LE(peak, limit);
 	EXPECT_EQ(0, stat_value(c, "oom_kill"));
 	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
-	/* Freeing it, swapped out or not, leaves no charge. */
+	/* Freeing it, swapped out or not, leaves no charge... */
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	worker_stop(&w);
+	EXPECT_LT(usage(c), MB);
+	/* ...but swap cache pages that linger until reclaim gets them. */
+	ASSERT_EQ(0, cn_write(P("%s/memory.force_empty", c), "0"));
 	EXPECT_EQ(0, usage(c));
 	free(c);
 }

@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The guest side of "make bench": set up what the mode asks for, run the
+# benchmark program, report.  Modes:
+#   none        no containers at all (baseline kernel)
+#   root        the container hierarchy mounted, the workload in its top
+#   containers  the workload two levels down, every subsystem bound
+#   cgroup-v1   the same with the cgroup v1 filesystem
+mode=$1
+ctl=cpuset,cpuacct,memory,pids
+mnt=/tmp/bench-hier
+dir=
+setup_tree() {	# $1 = filesystem type
+	mkdir -p $mnt
+	mount -t "$1" -o $ctl none $mnt || return 1
+	mkdir -p $mnt/l1/l2 || return 1
+	for d in $mnt/l1 $mnt/l1/l2; do
+		cat $mnt/cpuset.cpus >$d/cpuset.cpus
+		cat $mnt/cpuset.mems >$d/cpuset.mems
+		echo 900M >$d/memory.limit_in_bytes
+		echo 100000 >$d/pids.max
+	done
+	echo $$ >$mnt/l1/l2/tasks || return 1
+	dir=$mnt/l1/l2
+}
+case "$mode" in
+none)	;;
+root)	mkdir -p $mnt && mount -t container -o $ctl none $mnt && dir=$mnt ;;
+containers) setup_tree container ;;
+cgroup-v1) setup_tree cgroup ;;
+*)	echo "bench: unknown mode '$mode'" ;;
+esac
+if [ "$mode" != none ] && [ -z "$dir" ]; then
+	echo "HARNESS-RESULT: bench setup failed"
+	exit 0
+fi
+echo "BENCH-MODE $mode $(grep -c ^processor /proc/cpuinfo) cpus"
+/selftests/bench ${dir:+-c $dir}
+echo "HARNESS-RESULT: bench done"
