@@ -1053,6 +1053,8 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 		ret = -EBUSY;
 		goto out;
 	}
+	/* Let go of freed folios that per-CPU LRU batches still hold. */
+	lru_add_drain_all();
 	while ((nr = page_counter_read(&mc->memory)) && !signal_pending(current))
 		if (!mem_reclaim(mc, nr, GFP_KERNEL))
 			break;

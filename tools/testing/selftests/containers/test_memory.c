@@ -256,6 +256,18 @@ static long usage(const char *cont)
 	return L(P("%s/memory.usage_in_bytes", cont));
 }
 
+/*
+ * The usage of an empty container once freed pages that per-CPU LRU
+ * batches still hold are let go (force_empty drains them).  A charge
+ * without a page behind it stays: this is the leak check.
+ */
+static long settled_usage(const char *cont)
+{
+	if (cn_write(P("%s/memory.force_empty", cont), "0"))
+		return -1;
+	return usage(cont);
+}
+
 TEST_F(mem, files_and_defaults)
 {
 	static const char * const files[] = {
@@ -307,7 +319,7 @@ TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 	EXPECT_LT(u2, u1 - 30 * MB);
 	worker_stop(&w);
 	/* Everything the worker had is gone with it. */
-	EXPECT_EQ(0, usage(c));
+	EXPECT_EQ(0, settled_usage(c));
 	EXPECT_GT(stat_value(c, "pgpgin"), 32 * 256 - 1);
 	EXPECT_EQ(stat_value(c, "pgpgin"), stat_value(c, "pgpgout"));
 	free(c);
@@ -367,8 +379,8 @@ TEST_F_TIMEOUT(mem, charges_stay_when_task_moves, 60)
 	EXPECT_LT(usage(a), SLACK);
 	worker_stop(&w);
 	unlink(self->file);
-	EXPECT_EQ(0, usage(a));
-	EXPECT_EQ(0, usage(b));
+	EXPECT_EQ(0, settled_usage(a));
+	EXPECT_EQ(0, settled_usage(b));
 	free(a);
 	free(b);
 }
@@ -418,7 +430,7 @@ TEST_F_TIMEOUT(mem, hard_limit_kills_inside_only, 120)
 	EXPECT_EQ(0, kill(sib.pid, 0));
 	EXPECT_EQ(0, worker_do(&sib, W_ANON_FREE, 0, NULL));
 	worker_stop(&sib);
-	EXPECT_EQ(0, usage(c));
+	EXPECT_EQ(0, settled_usage(c));
 	free(c);
 	free(s);
 }
@@ -517,7 +529,7 @@ TEST_F_TIMEOUT(mem, force_empty_moves_unreclaimable_to_parent, 60)
 	EXPECT_GE(usage(p), 8 * MB);
 	EXPECT_GE(stat_value(p, "shmem"), 8 * MB);
 	ASSERT_EQ(0, unlink(self->file));
-	EXPECT_EQ(0, usage(p));
+	EXPECT_EQ(0, settled_usage(p));
 	free(p);
 	free(c);
 }
@@ -540,7 +552,7 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 		usleep(10000);
 	EXPECT_GE(stat_value(p, "shmem"), 8 * MB);
 	ASSERT_EQ(0, unlink(self->file));
-	EXPECT_EQ(0, usage(p));
+	EXPECT_EQ(0, settled_usage(p));
 	free(p);
 	free(c);
 }
