@@ -358,7 +358,7 @@ static unsigned long mem_reclaim(struct mem_container *top,
  */
 static bool mem_oom_kill(struct mem_container *top)
 {
-	struct task_struct *p, *victim = NULL;
+	struct task_struct *p, *t, *victim = NULL;
 	unsigned long best = 0;
 	bool dying = false;
 
@@ -378,8 +378,13 @@ static bool mem_oom_kill(struct mem_container *top)
 		}
 		if (p->signal->oom_score_adj == OOM_SCORE_ADJ_MIN)
 			continue;
-		points = get_mm_rss(p->mm) +
-			 get_mm_counter(p->mm, MM_SWAPENTS) + 1;
+		/* p->mm may go at any time: read it under task_lock(). */
+		t = find_lock_task_mm(p);
+		if (!t)
+			continue;
+		points = get_mm_rss(t->mm) +
+			 get_mm_counter(t->mm, MM_SWAPENTS) + 1;
+		task_unlock(t);
 		if (points > best) {
 			best = points;
 			victim = p;
@@ -453,7 +458,9 @@ static void mem_check_soft_limit(struct mem_container *mc)
 		if (page_counter_read(&pos->memory) <= READ_ONCE(pos->soft_limit))
 			continue;
 		mem_event(pos, MEM_SOFT_LIMIT_HITS, 1);
-		queue_work(container_mem_wq, &pos->soft_work);
+		/* Most charges find it queued: skip the atomic bitop then. */
+		if (!work_pending(&pos->soft_work))
+			queue_work(container_mem_wq, &pos->soft_work);
 		if (mem_far_over_soft(pos))
 			throttle = true;
 	}
