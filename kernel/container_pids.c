@@ -76,7 +76,18 @@ static void pids_charge(struct pids *pids, int n)
 		atomic64_add(n, &p->counter);
 }
 
-/* Charge unless a limit would be exceeded; count the refusal there. */
+/**
+ * pids_try_charge - charge tasks to a container and its ancestors
+ * @pids: the container the tasks join
+ * @n: the number of tasks
+ *
+ * Charge each level from @pids up to (not including) the top, unless that
+ * takes one over its limit: then undo the levels charged so far and count
+ * the refusal in the pids.events of the level whose limit was hit.
+ *
+ * Context: any; no lock is taken.
+ * Return: 0, or -EAGAIN if a limit would be exceeded.
+ */
 static int pids_try_charge(struct pids *pids, int n)
 {
 	struct pids *p, *q;
@@ -136,6 +147,11 @@ static void pids_cancel_fork(struct container_subsys_state *css,
 	pids_uncharge(css_pids(css), 1);
 }
 
+/*
+ * Charge the new chain before uncharging the old one: common ancestors are
+ * briefly counted twice, so that a racing fork may be refused there but is
+ * never let through over a limit.
+ */
 static void pids_attach(struct container_subsys_state *css,
 			struct container_subsys_state *old_css,
 			struct task_struct *task)
