@@ -6,6 +6,7 @@
 #   make check    build, boot, run every selftest; "N passed, N failed"
 #   make refresh  turn edits made in build/src back into the repository
 #   make series   the work as a patch series in build/series (patches/layout)
+#   make series-check  build the kernel after each patch of the series
 #   make bench    instruction-time benchmarks: baseline, containers, cgroup v1
 #   make clean    remove build products (not the Debian packages)
 #
@@ -21,9 +22,9 @@ CPUS ?= 4
 
 # Configurations: tinyconfig plus these fragments of configs/, in order.
 FRAGMENTS_containers := base containers testenv
-FRAGMENTS_baseline := base baseline
+FRAGMENTS_baseline := base baseline testenv
 FRAGMENTS_debug := base containers testenv debug
-FRAGMENTS_cgroupv1 := base cgroupv1
+FRAGMENTS_cgroupv1 := base cgroupv1 testenv
 
 B := $(CURDIR)/build
 PRISTINE := $(B)/pristine/linux-source-6.12
@@ -44,7 +45,7 @@ KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
 	KBUILD_BUILD_HOST=harness KBUILD_BUILD_TIMESTAMP="2026-01-01"
 
 .PHONY: all deps tree prepare kernel-% kernels selftests initramfs run \
-	check check-% check-harness refresh series bench clean help
+	check check-% check-harness refresh series series-check bench clean help
 .NOTPARALLEL:
 
 all: kernel-$(CONFIG)
@@ -101,6 +102,10 @@ refresh:
 series: prepare
 	@scripts/mkseries.sh
 
+# Build the kernel after each patch of the series in turn (bisectability).
+series-check: series
+	@scripts/series-check.sh $(foreach f,$(FRAGMENTS_containers),configs/$(f).config)
+
 # Not part of check: baseline, containers (in the top and two levels
 # down) and upstream cgroup v1, side by side.
 bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
@@ -113,4 +118,4 @@ bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
 clean:
 	rm -rf $(B)/obj-* $(B)/selftests $(B)/initramfs.cpio $(B)/log \
 		$(B)/src $(B)/src.manifest $(B)/series $(B)/series-tree \
-		$(B)/series-am $(B)/bench
+		$(B)/series-am $(B)/series-check $(B)/bench

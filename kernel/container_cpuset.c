@@ -639,14 +639,29 @@ static void cpuset_attach(struct container_subsys_state *css,
  * The child got its parent's masks, which may be older than its
  * container's if they changed while it was being forked.
  */
+/*
+ * The child copied its parent's CPUs and nodes, which are right unless the
+ * sets of its cpuset changed meanwhile.  A change either came before the
+ * child was linked into its container, and is seen here, or its walk of
+ * the container's tasks comes after and updates the child too: so only a
+ * mismatch needs cpuset_mutex.  A subset of the CPUs is kept, so that the
+ * parent's sched_setaffinity() is inherited as it is without cpusets.
+ */
 static void cpuset_fork(struct task_struct *child)
 {
 	struct cpuset *cs;
+	bool fits;
 
 	rcu_read_lock();
 	cs = task_cs(child);
 	rcu_read_unlock();
 	if (cs == &top_cpuset)
+		return;
+	spin_lock_irq(&callback_lock);
+	fits = cpumask_subset(child->cpus_ptr, cs->effective_cpus) &&
+	       nodes_equal(child->mems_allowed, cs->effective_mems);
+	spin_unlock_irq(&callback_lock);
+	if (fits)
 		return;
 	mutex_lock(&cpuset_mutex);
 	cpuset_update_task(cs, child);

@@ -29,9 +29,15 @@ qemu=(qemu-system-x86_64 -accel tcg -nographic -no-reboot
       -smp "$cpus" -m "${mem}M"
       -object memory-backend-ram,id=m0,size=${half}M
       -object memory-backend-ram,id=m1,size=$((mem - half))M
-      -numa node,nodeid=0,cpus=0-$((cpus / 2 - 1)),memdev=m0
-      -numa node,nodeid=1,cpus=$((cpus / 2))-$((cpus - 1)),memdev=m1
       -kernel "$kernel" -initrd "$initrd" -append "$append")
+# Half of the CPUs on each node; with one CPU, node 1 has memory only.
+if [ "$cpus" -ge 2 ]; then
+	qemu+=(-numa node,nodeid=0,cpus=0-$((cpus / 2 - 1)),memdev=m0
+	       -numa node,nodeid=1,cpus=$((cpus / 2))-$((cpus - 1)),memdev=m1)
+else
+	qemu+=(-numa node,nodeid=0,cpus=0,memdev=m0
+	       -numa node,nodeid=1,memdev=m1)
+fi
 [ "${ICOUNT:-0}" = 1 ] && qemu+=(-icount shift=0)
 
 mkdir -p "$(dirname "$log")"

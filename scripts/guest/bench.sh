@@ -34,6 +34,12 @@ if [ "$mode" != none ] && [ -z "$dir" ]; then
 	echo "HARNESS-RESULT: bench setup failed"
 	exit 0
 fi
+# A block-backed filesystem for the page cache reads (brd, from testenv).
+ext=
+if [ -b /dev/ram0 ] && mke2fs -q /dev/ram0 >/dev/null 2>&1; then
+	mkdir -p /mnt/bench-ext2 && mount -t ext2 /dev/ram0 /mnt/bench-ext2 &&
+		ext=/mnt/bench-ext2
+fi
 echo "BENCH-MODE $mode $(grep -c ^processor /proc/cpuinfo) cpus"
-/selftests/bench ${dir:+-c $dir}
+/selftests/bench ${ext:+-e $ext} ${dir:+-c $dir}
 echo "HARNESS-RESULT: bench done"

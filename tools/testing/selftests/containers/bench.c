@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Micro-benchmarks of the paths every process takes, for "make bench":
- * fork+exit, fork+exec, anonymous page faults, tmpfs page cache, pipe
+ * fork+exit, fork+exec, anonymous page faults, tmpfs page cache, reads
+ * of an ext2 file (from the disk and from the page cache), pipe
  * ping-pong, and container operations.  Each workload runs REPS times;
  * the median, minimum and maximum time per operation (in ns of guest time;
  * under qemu -icount that is instruction time) are printed as
  *
  *   BENCH <workload> <median> <min> <max>
  *
- * Usage: bench [-c DIR]   with -c, also time mkdir+rmdir, moving a task
- * between two containers and reading a tasks file of 1000 members in the
- * hierarchy mounted at DIR (container or cgroup v1 filesystem).
+ * Usage: bench [-e DIR] [-c DIR]
+ *   -e DIR  time reads of a 64 MiB file in DIR, a mounted block-backed
+ *           filesystem: after dropping the page cache (each page is read
+ *           from the device and charged) and again with it cached;
+ *   -c DIR  time mkdir+rmdir, moving a task between two containers and
+ *           reading a tasks file of 1000 members in the hierarchy mounted
+ *           at DIR (container or cgroup v1 filesystem).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,6 +142,66 @@ static long tmpfs_rw(void *arg)
 	return AREA / 4096;
 }
 
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static char ext_file[512];
+
+static int make_ext_file(const char *dir)
+{
+	static char buf[1 << 16];
+	long i;
+	int fd;
+
+	snprintf(ext_file, sizeof(ext_file), "%s/bench.data", dir);
+	fd = open(ext_file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	memset(buf, 'x', sizeof(buf));
+	for (i = 0; i < AREA; i += sizeof(buf))
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			break;
+	if (fsync(fd) || close(fd) || i < AREA)
+		return -1;
+	return 0;
+}
+
+static long read_file(void)
+{
+	static char buf[1 << 16];
+	int fd = open(ext_file, O_RDONLY);
+	long i;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < AREA; i += sizeof(buf))
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			return -1;
+	close(fd);
+	return AREA / 4096;
+}
+
+/* Dropping the caches is part of the timed operation, but small. */
+static long ext_cold_read(void *arg)
+{
+	if (write_str("/proc/sys/vm/drop_caches", "1"))
+		return -1;
+	return read_file();
+}
+
+static long ext_cached_read(void *arg)
+{
+	return read_file();
+}
+
 static long pipe_pingpong(void *arg)
 {
 	int a[2], b[2], i, n = 2000;
@@ -149,19 +214,22 @@ static long pipe_pingpong(void *arg)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
+		/* Keep only our ends, so that the parent's close is our EOF. */
+		close(a[1]);
+		close(b[0]);
 		while (read(a[0], &c, 1) == 1 && write(b[1], &c, 1) == 1)
 			;
 		_exit(0);
 	}
+	close(a[0]);
+	close(b[1]);
 	for (i = 0; i < n; i++)
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
-			return -1;
+			break;
 	close(a[1]);
-	waitpid(pid, NULL, 0);
-	close(a[0]);
 	close(b[0]);
-	close(b[1]);
-	return n;
+	waitpid(pid, NULL, 0);
+	return i == n ? n : -1;
 }
 
 static const char *cdir;
@@ -176,17 +244,6 @@ static long mkdir_rmdir(void *arg)
 		if (mkdir(path, 0755) || rmdir(path))
 			return -1;
 	return n;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 static long move_task(void *arg)
@@ -291,6 +348,9 @@ static void container_ops(void)
 
 int main(int argc, char **argv)
 {
+	const char *edir = NULL;
+	int i;
+
 	if (argc > 1 && !strcmp(argv[1], "--exit"))
 		return 0;
 	self_exe = "/proc/self/exe";
@@ -303,13 +363,26 @@ int main(int argc, char **argv)
 			self_exe = exe;
 		}
 	}
-	if (argc > 2 && !strcmp(argv[1], "-c"))
-		cdir = argv[2];
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "-c"))
+			cdir = argv[i + 1];
+		else if (!strcmp(argv[i], "-e"))
+			edir = argv[i + 1];
+	}
 
 	bench("fork+exit", fork_exit, NULL);
 	bench("fork+exec", fork_exec, NULL);
 	bench("anon-fault-per-page", anon_fault, NULL);
 	bench("tmpfs-write+read-per-page", tmpfs_rw, NULL);
+	if (edir) {
+		if (make_ext_file(edir)) {
+			printf("BENCH-FAIL ext2 file\n");
+		} else {
+			bench("ext2-read-uncached-per-page", ext_cold_read, NULL);
+			bench("ext2-read-cached-per-page", ext_cached_read, NULL);
+			unlink(ext_file);
+		}
+	}
 	bench("pipe-pingpong", pipe_pingpong, NULL);
 	if (cdir)
 		container_ops();

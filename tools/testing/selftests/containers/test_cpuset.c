@@ -343,6 +343,62 @@ TEST_F(cs, setaffinity_cannot_leave_cpuset)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * A subset of the cpuset chosen with sched_setaffinity() is inherited by
+ * children, as without cpusets; a change of the cpuset's CPUs still
+ * reaches them.
+ */
+static int affinity_inherited_in(const char *cont)
+{
+	cpu_set_t set;
+	pid_t child;
+	int status;
+
+	if (cn_move_self(cont))
+		return 10;
+	CPU_ZERO(&set);
+	CPU_SET(2, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 11;
+	child = fork();
+	if (child < 0)
+		return 12;
+	if (!child)
+		_exit(strcmp(affinity(0), "2") ? 1 : 0);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 13;
+	if (WEXITSTATUS(status))
+		return 14;
+	/* The cpuset shrinks to CPU 1: the task and its next child follow. */
+	if (cn_write(cn_fmt("%s/cpuset.cpus", cont), "1"))
+		return 15;
+	if (strcmp(affinity(0), "1"))
+		return 16;
+	child = fork();
+	if (child < 0)
+		return 17;
+	if (!child)
+		_exit(strcmp(affinity(0), "1") ? 1 : 0);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 18;
+	return WEXITSTATUS(status) ? 19 : 0;
+}
+
+TEST_F(cs, fork_inherits_affinity_subset)
+{
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, make_cs(self->root, "c", "1-2", "0"));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(affinity_inherited_in(P("%s/c", self->root)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_F(cs, child_outside_parent_eacces)
 {
 	const char *r = self->root;
