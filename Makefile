@@ -113,6 +113,7 @@ bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
 		baseline:none:$(call KERNEL,baseline) \
 		containers-top:root:$(call KERNEL,containers) \
 		containers:containers:$(call KERNEL,containers) \
+		containers-memory:memory-only:$(call KERNEL,containers) \
 		cgroup-v1:cgroup-v1:$(call KERNEL,cgroupv1)
 
 clean:

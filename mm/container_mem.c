@@ -57,6 +57,7 @@
 #include <linux/completion.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
+#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/mm_inline.h>
 #include <linux/oom.h>
@@ -143,6 +144,14 @@ struct mem_page_ext {
 
 static struct mem_container root_mem;
 static DEFINE_SPINLOCK(mem_tree_lock);
+
+/*
+ * On while a memory container other than the top exists: only then can a
+ * folio be charged, so that without one the charge and uncharge hooks cost
+ * a patched-out branch.  Counts the containers; a container's folios are
+ * handed up (at the top: uncharged) before its count is dropped.
+ */
+static DEFINE_STATIC_KEY_FALSE(mem_charging);
 static DEFINE_MUTEX(mem_limit_mutex);
 /* Runs the over-limit handlers; reclaim may be needed to make progress. */
 static struct workqueue_struct *container_mem_wq;
@@ -599,9 +608,12 @@ static void mem_commit(struct mem_container *mc, struct folio *folio)
  */
 int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 {
-	struct mem_container *mc = mem_get_charge_target(mm);
+	struct mem_container *mc;
 	int ret;
 
+	if (!static_branch_unlikely(&mem_charging))
+		return 0;
+	mc = mem_get_charge_target(mm);
 	if (!mc)
 		return 0;
 	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
@@ -655,6 +667,8 @@ void container_mem_uncharge(struct folio *folio)
 	struct page_ext *pe;
 	unsigned long flags;
 
+	if (!static_branch_unlikely(&mem_charging))
+		return;
 	pe = page_ext_get(&folio->page);
 	if (!pe)
 		return;
@@ -679,6 +693,8 @@ void container_mem_uncharge_folios(struct folio_batch *folios)
 {
 	unsigned int i;
 
+	if (!static_branch_unlikely(&mem_charging))
+		return;
 	for (i = 0; i < folio_batch_count(folios); i++)
 		container_mem_uncharge(folios->folios[i]);
 }
@@ -695,6 +711,8 @@ void container_mem_migrate(struct folio *old, struct folio *new)
 	struct mem_container *mc;
 	unsigned long flags;
 
+	if (!static_branch_unlikely(&mem_charging))
+		return;
 	pe_old = page_ext_get(&old->page);
 	if (!pe_old)
 		return;
@@ -735,6 +753,8 @@ void container_mem_replace(struct folio *old, struct folio *new)
 	struct mem_container *mc;
 	unsigned long flags;
 
+	if (!static_branch_unlikely(&mem_charging))
+		return;
 	pe_old = page_ext_get(&old->page);
 	if (!pe_old)
 		return;
@@ -768,6 +788,8 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 	struct page_ext *pe;
 	unsigned long flags, i;
 
+	if (!static_branch_unlikely(&mem_charging))
+		return;
 	pe = page_ext_get(head);
 	if (!pe)
 		return;
@@ -802,18 +824,22 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 	unsigned long flags, nr = 0;
 
 	spin_lock_irqsave(&mc->lock, flags);
-	spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
-	list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
-		nr += folio_nr_pages(mpe->folio);
-		if (mem_is_top(to)) {
+	if (mem_is_top(to)) {
+		/* The top keeps no list: the folios become uncharged. */
+		list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
+			nr += folio_nr_pages(mpe->folio);
 			list_del(&mpe->node);
 			mem_clear(mpe);
-		} else {
+		}
+	} else {
+		spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+		list_for_each_entry(mpe, &mc->folios, node) {
+			nr += folio_nr_pages(mpe->folio);
 			mpe->owner = to;
 		}
+		list_splice_tail_init(&mc->folios, &to->folios);
+		spin_unlock(&to->lock);
 	}
-	list_splice_tail_init(&mc->folios, &to->folios);
-	spin_unlock(&to->lock);
 	spin_unlock_irqrestore(&mc->lock, flags);
 	return nr;
 }
@@ -1183,6 +1209,7 @@ mem_create(struct container_subsys_state *parent_css)
 	spin_lock(&mem_tree_lock);
 	list_add_tail_rcu(&mc->sibling, &parent->children);
 	spin_unlock(&mem_tree_lock);
+	static_branch_inc(&mem_charging);
 	return &mc->css;
 }
 
@@ -1216,6 +1243,7 @@ static void mem_destroy(struct container_subsys_state *css)
 	list_del_rcu(&mc->sibling);
 	spin_unlock(&mem_tree_lock);
 	call_rcu(&mc->rcu, mem_free_rcu);
+	static_branch_dec(&mem_charging);
 }
 
 struct container_subsys mem_subsys = {

@@ -86,7 +86,8 @@ def ratio(w, a, b):
         return "-"
     return f"{statistics.median(va) / statistics.median(vb):.3f}"
 hdr = ["workload"] + cols
-ratios = [("containers-top", "baseline"), ("containers", "baseline"),
+ratios = [("containers-top", "baseline"), ("containers-memory", "baseline"),
+          ("containers", "baseline"),
           ("containers", "cgroup-v1")]
 ratios = [r for r in ratios if r[0] in cols and r[1] in cols]
 hdr += [f"{a}/{b}" for a, b in ratios]

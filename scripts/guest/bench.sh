@@ -6,8 +6,11 @@
 #   root        the container hierarchy mounted, the workload in its top
 #   containers  the workload two levels down, every subsystem bound
 #   cgroup-v1   the same with the cgroup v1 filesystem
+#   memory-only the workload two levels down, only the memory subsystem
+#               bound (what the memory controller costs without cpuset)
 mode=$1
 ctl=cpuset,cpuacct,memory,pids
+[ "$mode" = memory-only ] && ctl=memory
 mnt=/tmp/bench-hier
 dir=
 setup_tree() {	# $1 = filesystem type
@@ -15,10 +18,12 @@ setup_tree() {	# $1 = filesystem type
 	mount -t "$1" -o $ctl none $mnt || return 1
 	mkdir -p $mnt/l1/l2 || return 1
 	for d in $mnt/l1 $mnt/l1/l2; do
-		cat $mnt/cpuset.cpus >$d/cpuset.cpus
-		cat $mnt/cpuset.mems >$d/cpuset.mems
+		if [ -e $d/cpuset.cpus ]; then
+			cat $mnt/cpuset.cpus >$d/cpuset.cpus
+			cat $mnt/cpuset.mems >$d/cpuset.mems
+		fi
 		echo 900M >$d/memory.limit_in_bytes
-		echo 100000 >$d/pids.max
+		[ -e $d/pids.max ] && echo 100000 >$d/pids.max
 	done
 	echo $$ >$mnt/l1/l2/tasks || return 1
 	dir=$mnt/l1/l2
@@ -26,7 +31,7 @@ setup_tree() {	# $1 = filesystem type
 case "$mode" in
 none)	;;
 root)	mkdir -p $mnt && mount -t container -o $ctl none $mnt && dir=$mnt ;;
-containers) setup_tree container ;;
+containers|memory-only) setup_tree container ;;
 cgroup-v1) setup_tree cgroup ;;
 *)	echo "bench: unknown mode '$mode'" ;;
 esac
