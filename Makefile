@@ -17,7 +17,7 @@
 include scripts/version.mk
 
 CONFIG ?= containers
-CHECK_CONFIGS ?= containers baseline
+CHECK_CONFIGS ?= containers debug baseline
 CPUS ?= 4
 
 # Configurations: tinyconfig plus these fragments of configs/, in order.
