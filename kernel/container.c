@@ -33,6 +33,10 @@
  *			list, and the final put of a css_group.
  * task_lock()		the task's css_group pointer, written under it (and
  *			read under RCU).
+ * release_agent_lock	spinlock: a hierarchy's release_agent, written under
+ *			it and container_mutex, read under either.  Reading
+ *			/proc/mounts calls show_options with namespace_sem
+ *			held, which must not wait for container_mutex.
  *
  * The kernfs locks nest inside container_mutex (kernfs_remove() and file
  * creation are called with it held); kernfs_rename_lock is taken under
@@ -82,6 +86,7 @@
 
 DEFINE_MUTEX(container_mutex);
 DEFINE_SPINLOCK(css_group_lock);
+static DEFINE_SPINLOCK(release_agent_lock);
 DEFINE_STATIC_PERCPU_RWSEM(container_threadgroup_rwsem);
 
 #define SUBSYS(_x) [_x ## _subsys_id] = &_x ## _subsys,
@@ -831,8 +836,12 @@ static int container_show_options(struct seq_file *sf,
 	struct container_subsys *ss;
 	int i;
 
-	mutex_lock(&container_mutex);
-	mask = root->subsys_mask;
+	/*
+	 * Called with namespace_sem held (reading /proc/mounts): no
+	 * container_mutex here, which is taken before locks that nest
+	 * outside namespace_sem (cpu_hotplug_lock, slab_mutex, ...).
+	 */
+	mask = READ_ONCE(root->subsys_mask);
 	for_each_subsys_in(ss, i, mask)
 		seq_show_option(sf, ss->name, NULL);
 	if (!mask)
@@ -841,11 +850,12 @@ static int container_show_options(struct seq_file *sf,
 		seq_puts(sf, ",noprefix");
 	if (test_bit(CONT_CLONE_CHILDREN, &root->top.flags))
 		seq_puts(sf, ",clone_children");
+	spin_lock(&release_agent_lock);
 	if (root->release_agent[0])
 		seq_show_option(sf, "release_agent", root->release_agent);
+	spin_unlock(&release_agent_lock);
 	if (root->name[0])
 		seq_show_option(sf, "name", root->name);
-	mutex_unlock(&container_mutex);
 	return 0;
 }
 
@@ -1374,7 +1384,9 @@ static ssize_t container_release_agent_write(struct kernfs_open_file *of,
 	cont = container_kn_lock_live(of->kn);
 	if (!cont)
 		return -ENODEV;
+	spin_lock(&release_agent_lock);
 	strscpy(cont->root->release_agent, buf, PATH_MAX);
+	spin_unlock(&release_agent_lock);
 	container_kn_unlock(of->kn);
 	return nbytes;
 }
@@ -1648,7 +1660,7 @@ static void rebind_subsystems(struct container_root *root, unsigned long mask)
 		if (ss->bind)
 			ss->bind(css);
 	}
-	root->subsys_mask = mask;
+	WRITE_ONCE(root->subsys_mask, mask);
 }
 
 /* Link every css_group to the top container of a new hierarchy. */
@@ -1908,8 +1920,11 @@ static int container_reconfigure(struct fs_context *fc)
 		}
 		kernfs_activate(root->top.kn);
 	}
-	if (ctx->release_agent)
+	if (ctx->release_agent) {
+		spin_lock(&release_agent_lock);
 		strscpy(root->release_agent, ctx->release_agent, PATH_MAX);
+		spin_unlock(&release_agent_lock);
+	}
 out:
 	mutex_unlock(&container_mutex);
 	return ret;

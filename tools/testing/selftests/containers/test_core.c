@@ -325,6 +325,50 @@ TEST_F(bare, mount_named_hierarchy)
 	EXPECT_EQ(1, cn_has_task(m, getpid()));
 }
 
+/* The options of a mount in /proc/mounts, after "container rw,relatime". */
+static char *mount_options(const char *dir)
+{
+	static char opts[512];
+	char *all = cn_read_all("/proc/mounts", 4096), *line, *save;
+	char mnt[256], type[64];
+
+	strcpy(opts, "<not mounted>");
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%*s %255s %63s %511s", mnt, type, opts) == 3 &&
+		    !strcmp(mnt, dir) && !strcmp(type, CN_FSTYPE))
+			break;
+		strcpy(opts, "<not mounted>");
+	}
+	free(all);
+	return opts;
+}
+
+/*
+ * /proc/mounts shows a hierarchy's options (show_options runs under the
+ * VFS's namespace_sem: on the debug kernel lockdep watches it) and follows
+ * a change of the release agent.
+ */
+TEST_F(bare, proc_mounts_shows_options)
+{
+	char name[32], *m, *want;
+
+	snprintf(name, sizeof(name), "ct%d", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env,
+		P("none,name=%s,clone_children,release_agent=/sbin/agent",
+		  name), &m));
+	want = P("rw,relatime,none,clone_children,release_agent=/sbin/agent,name=%s",
+		 name);
+	EXPECT_STREQ(want, mount_options(m));
+	ASSERT_EQ(0, cn_write(P("%s/release_agent", m), "/bin/other"));
+	want = P("rw,relatime,none,clone_children,release_agent=/bin/other,name=%s",
+		 name);
+	EXPECT_STREQ(want, mount_options(m));
+	ASSERT_EQ(0, cn_write(P("%s/release_agent", m), ""));
+	EXPECT_STREQ(P("rw,relatime,none,clone_children,name=%s", name),
+		     mount_options(m));
+}
+
 TEST_F(bare, mount_debug_prefixed_files)
 {
 	char *m;
