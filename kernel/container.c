@@ -46,8 +46,9 @@
  *
  * Lifetime: a css_group is freed (RCU) when its last task leaves.  A
  * container is counted by container.refcnt: one reference from its
- * creation until rmdir, plus one for each kernfs callback that dropped
- * active protection.  When it reaches zero the container and its subsystem
+ * creation until rmdir, one from each child until the child's states are
+ * destroyed, plus one for each kernfs callback that dropped active
+ * protection.  When it reaches zero the container and its subsystem
  * states are freed from a workqueue after an RCU grace period, so RCU
  * readers of task_subsys_state() never see freed state.
  */
@@ -84,6 +85,7 @@
 #define CONTAINER_SUPER_MAGIC	0x636f6e74	/* "cont" */
 #define CSS_GROUP_HASH_BITS	7
 
+/* The locks: see the comment at the top of the file. */
 DEFINE_MUTEX(container_mutex);
 DEFINE_SPINLOCK(css_group_lock);
 static DEFINE_SPINLOCK(release_agent_lock);
@@ -93,15 +95,19 @@ DEFINE_STATIC_PERCPU_RWSEM(container_threadgroup_rwsem);
 static struct container_subsys *container_subsys[] = {
 #include <linux/container_subsys.h>
 };
+
 #undef SUBSYS
 
 #define for_each_subsys(ss, i)						\
 	for ((i) = 0; (i) < CONTAINER_SUBSYS_COUNT &&			\
 	     (((ss) = container_subsys[i]) || true); (i)++)
 
+/* Each subsystem whose bit is set in @mask (an lvalue). */
 #define for_each_subsys_in(ss, i, mask)					\
-	for_each_set_bit(i, &(mask), CONTAINER_SUBSYS_COUNT)		\
-		if (((ss) = container_subsys[i]), false) {} else
+	for ((i) = find_first_bit(&(mask), CONTAINER_SUBSYS_COUNT);	\
+	     (i) < CONTAINER_SUBSYS_COUNT &&				\
+	     (((ss) = container_subsys[i]) || true);			\
+	     (i) = find_next_bit(&(mask), CONTAINER_SUBSYS_COUNT, (i) + 1))
 
 /* Subsystems that have a callback on the fork and exit paths. */
 static unsigned long have_can_fork __read_mostly;
@@ -303,10 +309,14 @@ err_free:
 	return ERR_PTR(-ENOMEM);
 }
 
+static void container_put(struct container *cont);
+
 static void container_destroy_work(struct work_struct *work)
 {
 	struct container *cont = container_of(to_rcu_work(work),
 					      struct container, destroy_rwork);
+	struct container *parent = cont->parent;
+	bool pinned = test_bit(CONT_PINS_PARENT, &cont->flags);
 	int i;
 
 	for (i = 0; i < CONTAINER_SUBSYS_COUNT; i++)
@@ -314,6 +324,13 @@ static void container_destroy_work(struct work_struct *work)
 			container_subsys[i]->destroy(cont->subsys[i]);
 	kernfs_put(cont->kn);
 	kfree(cont);
+	/*
+	 * Our destroy callbacks may hand things to the parent's states.  The
+	 * top is not pinned (its hierarchy may be gone by now: do not even
+	 * look at it).
+	 */
+	if (pinned)
+		container_put(parent);
 }
 
 static void container_put(struct container *cont)
@@ -719,6 +736,16 @@ static struct container *container_create(struct container *parent,
 
 	list_add_tail(&cont->sibling, &parent->children);
 	root->nr_containers++;
+	/*
+	 * A child pins its parent until its own states are destroyed: the
+	 * memory subsystem moves a removed child's pages to the parent,
+	 * which may meanwhile have been removed too.  (The top container
+	 * lives as long as its hierarchy.)
+	 */
+	if (parent->parent) {
+		refcount_inc(&parent->refcnt);
+		set_bit(CONT_PINS_PARENT, &cont->flags);
+	}
 	kernfs_activate(kn);
 	return cont;
 
@@ -1813,8 +1840,7 @@ static struct container_root *container_find_root(struct fs_context *fc)
 			if (strcmp(ctx->name, root->name))
 				continue;
 			if ((ctx->subsys_given || ctx->none) &&
-			    ctx->subsys_mask != root->subsys_mask)
-			{
+			    ctx->subsys_mask != root->subsys_mask) {
 				errorfc(fc, "name=%s has other subsystems",
 					ctx->name);
 				return ERR_PTR(-EBUSY);
@@ -2201,7 +2227,9 @@ void __init container_init(void)
 		ss->id = i;
 		ss->root = &dummy_root;
 		css = ss->create(NULL);
-		BUG_ON(IS_ERR(css));
+		if (IS_ERR(css))
+			panic("container: no memory for the top state of %s\n",
+			      ss->name);
 		css->container = &dummy_root.top;
 		css->ss = ss;
 		dummy_root.top.subsys[i] = css;

@@ -55,6 +55,7 @@ enum {
 	CONT_REMOVED,		/* rmdir'ed, waiting for its RCU grace period */
 	CONT_NOTIFY_ON_RELEASE,	/* run the release agent when it empties */
 	CONT_CLONE_CHILDREN,	/* new children copy their parent's config */
+	CONT_PINS_PARENT,	/* holds its parent (not the top) until freed */
 };
 
 /**
