@@ -693,8 +693,9 @@ struct container_subsys cpuset_subsys = {
  */
 int __init cpuset_init(void)
 {
-	BUG_ON(!alloc_cpumask_var(&top_cpuset.cpus, GFP_KERNEL));
-	BUG_ON(!alloc_cpumask_var(&top_cpuset.effective_cpus, GFP_KERNEL));
+	if (!alloc_cpumask_var(&top_cpuset.cpus, GFP_KERNEL) ||
+	    !alloc_cpumask_var(&top_cpuset.effective_cpus, GFP_KERNEL))
+		panic("cpuset: no memory for the top cpuset\n");
 	cpumask_setall(top_cpuset.cpus);
 	cpumask_setall(top_cpuset.effective_cpus);
 	nodes_setall(top_cpuset.mems);

@@ -1196,7 +1196,8 @@ mem_create(struct container_subsys_state *parent_css)
 	if (!parent) {
 		container_mem_wq = alloc_workqueue("container_mem",
 						   WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-		BUG_ON(!container_mem_wq || mem_state_init(&root_mem, NULL));
+		if (!container_mem_wq || mem_state_init(&root_mem, NULL))
+			panic("container_mem: no memory at boot\n");
 		return &root_mem.css;
 	}
 	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
