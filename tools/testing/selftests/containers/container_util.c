@@ -989,7 +989,8 @@ void cn_env_kill_all(struct cn_env *env)
 			;
 	free(env->pids);
 	env->pids = NULL;
-	env->npids = env->maxpids = 0;
+	env->npids = 0;
+	env->maxpids = 0;
 }
 
 pid_t cn_env_sleeper(struct cn_env *env)

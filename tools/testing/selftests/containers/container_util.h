@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* kselftest.h has it too, but container_util.c does not include that. */
+#ifndef __printf
+#define __printf(a, b)   __attribute__((format(printf, a, b)))
+#endif
+
 #define CN_FSTYPE	"container"
 #define CN_MNT_PREFIX	"/tmp/cntest."
 #define CN_TMP_PREFIX	"/tmp/cntmp."
@@ -31,7 +36,7 @@
  * printf into one of a ring of 16 static buffers of CN_PATH_LEN bytes:
  * for building paths in an expression.
  */
-char *cn_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *cn_fmt(const char *fmt, ...) __printf(1, 2);
 /* The integer in a file, or CN_BAD_READ. */
 long cn_long(const char *path);
 /* The trimmed content of a one-line file (ring of 8), or "<error N>". */
@@ -48,8 +53,7 @@ char *cn_read_all(const char *path, size_t chunk);
 int cn_read_long(const char *path, long *val);
 int cn_read_str(const char *path, char *buf, size_t size);
 int cn_write(const char *path, const char *str);
-int cn_writef(const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int cn_writef(const char *path, const char *fmt, ...) __printf(2, 3);
 int cn_mkdir(const char *path);
 int cn_rmdir(const char *path);
 bool cn_exists(const char *path);

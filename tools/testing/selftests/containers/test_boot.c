@@ -46,7 +46,7 @@ TEST(container_fs_as_configured)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	EXPECT_EQ(atoi(want), strstr(buf, "\tcontainer\n") != NULL);
+	EXPECT_EQ(atoi(want), !!strstr(buf, "\tcontainer\n"));
 }
 
 TEST_HARNESS_MAIN

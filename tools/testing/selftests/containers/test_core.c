@@ -332,13 +332,13 @@ static char *mount_options(const char *dir)
 	char *all = cn_read_all("/proc/mounts", 4096), *line, *save;
 	char mnt[256], type[64];
 
-	strcpy(opts, "<not mounted>");
+	snprintf(opts, sizeof(opts), "<not mounted>");
 	for (line = all ? strtok_r(all, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%*s %255s %63s %511s", mnt, type, opts) == 3 &&
 		    !strcmp(mnt, dir) && !strcmp(type, CN_FSTYPE))
 			break;
-		strcpy(opts, "<not mounted>");
+		snprintf(opts, sizeof(opts), "<not mounted>");
 	}
 	free(all);
 	return opts;
@@ -355,8 +355,8 @@ TEST_F(bare, proc_mounts_shows_options)
 
 	snprintf(name, sizeof(name), "ct%d", getpid());
 	ASSERT_EQ(0, cn_env_mount(&self->env,
-		P("none,name=%s,clone_children,release_agent=/sbin/agent",
-		  name), &m));
+				  P("none,name=%s,clone_children,release_agent=/sbin/agent",
+				    name), &m));
 	want = P("rw,relatime,none,clone_children,release_agent=/sbin/agent,name=%s",
 		 name);
 	EXPECT_STREQ(want, mount_options(m));

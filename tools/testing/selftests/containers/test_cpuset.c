@@ -7,6 +7,9 @@
  *
  * The guest has at least 4 CPUs and 2 NUMA nodes (the first test checks);
  * every test mounts the cpuset hierarchy itself.
+ *
+ * Loop and if bodies holding an EXPECT_*() or ASSERT_*() keep their braces
+ * even when they are one statement: the harness macros are two statements.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,8 +68,10 @@ static char *affinity(pid_t pid)
 	cpu_set_t set;
 	int cpu, len = 0, start = -1;
 
-	if (sched_getaffinity(pid, sizeof(set), &set))
-		return strcpy(buf, "<error>");
+	if (sched_getaffinity(pid, sizeof(set), &set)) {
+		snprintf(buf, sizeof(bufs[0]), "%s", "<error>");
+		return buf;
+	}
 	buf[0] = '\0';
 	for (cpu = 0; cpu <= CPU_SETSIZE; cpu++) {
 		bool in = cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
@@ -164,11 +169,11 @@ TEST_F(cs, files_and_modes)
 	unsigned int i;
 
 	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
-	for (i = 0; i < sizeof(rw) / sizeof(rw[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(rw); i++) {
 		EXPECT_EQ(0, access(P("%s/c/%s", self->root, rw[i]), R_OK | W_OK))
 			TH_LOG("%s", rw[i]);
 	}
-	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ro); i++) {
 		EXPECT_EQ(0, access(P("%s/c/%s", self->root, ro[i]), R_OK));
 		EXPECT_EQ(-EACCES, cn_write(P("%s/c/%s", self->root, ro[i]),
 					    "0"));
@@ -491,7 +496,7 @@ TEST_F(cs, bad_values_einval)
 	char cpu[16];
 
 	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
-	for (i = 0; i < sizeof(bad_cpus) / sizeof(bad_cpus[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_cpus); i++) {
 		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r),
 					    bad_cpus[i]))
 			TH_LOG("cpus '%s'", bad_cpus[i]);
@@ -499,12 +504,12 @@ TEST_F(cs, bad_values_einval)
 	/* A CPU that exists in the mask but is not online. */
 	snprintf(cpu, sizeof(cpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r), cpu));
-	for (i = 0; i < sizeof(bad_mems) / sizeof(bad_mems[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_mems); i++) {
 		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.mems", r),
 					    bad_mems[i]))
 			TH_LOG("mems '%s'", bad_mems[i]);
 	}
-	for (i = 0; i < sizeof(bad_flags) / sizeof(bad_flags[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_flags); i++) {
 		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpu_exclusive", r),
 					    bad_flags[i]))
 			TH_LOG("cpu_exclusive '%s'", bad_flags[i]);
@@ -518,8 +523,7 @@ TEST_F(cs, top_cpuset_sets_read_only)
 {
 	char before[256];
 
-	snprintf(before, sizeof(before), "%s", S(P("%s/cpuset.cpus",
-						    self->root)));
+	snprintf(before, sizeof(before), "%s", S(P("%s/cpuset.cpus", self->root)));
 	EXPECT_EQ(-EACCES, cn_write(P("%s/cpuset.cpus", self->root), "0"));
 	EXPECT_EQ(-EACCES, cn_write(P("%s/cpuset.mems", self->root), "0"));
 	EXPECT_STREQ(before, S(P("%s/cpuset.cpus", self->root)));

@@ -6,6 +6,9 @@
  * NUL, a write at an offset).  Each must fail with EINVAL and leave the
  * value read back unchanged.  Also malformed mount options, bad
  * container names and writes to read-only files.
+ *
+ * Loop and if bodies holding an EXPECT_*() or ASSERT_*() keep their braces
+ * even when they are one statement: the harness macros are two statements.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -140,12 +143,12 @@ TEST_F(hostile, bad_writes_einval_and_unchanged)
 	unsigned int i, j;
 
 	memset(digits, '7', sizeof(digits) - 1);
-	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(targets); i++) {
 		const struct target *t = &targets[i];
 		char *path = strdup(P("%s/%s", self->c, t->file));
 
 		ASSERT_TRUE(cn_exists(path)) TH_LOG("%s", path);
-		for (j = 0; j < sizeof(common_bad) / sizeof(common_bad[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(common_bad); j++) {
 			const struct bad *b = &common_bad[j];
 
 			/* Blanks are an empty value, valid where empty is. */
@@ -193,7 +196,7 @@ TEST_F(hostile, read_only_files_eacces)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ro); i++) {
 		EXPECT_EQ(-EACCES, cn_write(P("%s/%s", self->c, ro[i]), "0"))
 			TH_LOG("%s", ro[i]);
 	}
@@ -248,7 +251,7 @@ TEST(malformed_mount_options)
 	char longname[200];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, try_mount(bad[i])) TH_LOG("'%s'", bad[i]);
 	}
 	memset(longname, 'x', sizeof(longname) - 1);

@@ -8,6 +8,9 @@
  * Workloads run in a forked child that moves itself into a container and
  * then does what the parent tells it, one step at a time, over a pipe, so
  * that the parent can look at the files between the steps.
+ *
+ * Loop and if bodies holding an EXPECT_*() or ASSERT_*() keep their braces
+ * even when they are one statement: the harness macros are two statements.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -281,7 +284,7 @@ TEST_F(mem, files_and_defaults)
 	/* Not a cn_fmt() buffer: those are reused after 16 calls. */
 	snprintf(c, sizeof(c), "%s/c", self->root);
 	ASSERT_EQ(0, cn_mkdir(c));
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		EXPECT_EQ(0, access(P("%s/%s", c, files[i]), R_OK))
 			TH_LOG("%s", files[i]);
 	}
@@ -454,7 +457,7 @@ TEST_F(mem, limit_values)
 	/* Rounded down to whole pages. */
 	ASSERT_EQ(0, cn_write(f, "5000"));
 	EXPECT_EQ(4096, L(f));
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, cn_write(f, bad[i])) TH_LOG("'%s'", bad[i]);
 		EXPECT_EQ(4096, L(f));
 	}
@@ -556,7 +559,6 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 	free(p);
 	free(c);
 }
-
 
 /*
  * Page cache of a real filesystem: ext2 on /dev/ram0, with a 256 MiB file

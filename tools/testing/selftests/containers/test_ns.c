@@ -127,7 +127,7 @@ TEST_F(ns, clone_each_namespace_flag)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		pid_t pid = clone_sleeper(flags[i]);
 
 		ASSERT_GT(pid, 0) TH_LOG("flag %#lx", flags[i]);

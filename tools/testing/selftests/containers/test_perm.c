@@ -148,7 +148,7 @@ static int open_and_send(const char *path, int sk, uid_t uid)
  */
 TEST_F(perm, tasks_checked_against_opener)
 {
-	char tasks[CN_PATH_LEN];
+	char tasks[CN_PATH_LEN + sizeof("/tasks")];
 	int sk[2], fd;
 	pid_t victim;
 

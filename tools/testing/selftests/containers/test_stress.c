@@ -42,6 +42,9 @@
  * debug.taskcount and pids.current against the tasks files; and, once
  * everything is back in the roots, memory.force_empty leaves no usage in
  * any container of A.
+ *
+ * Loop and if bodies holding an EXPECT_*() or ASSERT_*() keep their braces
+ * even when they are one statement: the harness macros are two statements.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
