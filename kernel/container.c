@@ -415,6 +415,23 @@ int container_task_count(const struct container *cont)
 }
 
 /**
+ * container_css_group_count - the number of css_groups in the system
+ *
+ * For the debug subsystem: tests check that it returns to where it was.
+ *
+ * Return: the count, init_css_group included.
+ */
+int container_css_group_count(void)
+{
+	int n;
+
+	spin_lock(&css_group_lock);
+	n = nr_css_groups;
+	spin_unlock(&css_group_lock);
+	return n;
+}
+
+/**
  * container_is_releasable - would the release agent run for @cont now?
  * @cont: the container
  *

@@ -74,6 +74,12 @@ static u64 releasable_read(struct container_subsys_state *css,
 	return container_is_releasable(css->container);
 }
 
+static u64 css_group_count_read(struct container_subsys_state *css,
+				struct container_file *cft)
+{
+	return container_css_group_count();
+}
+
 static struct container_file debug_files[] = {
 	{
 		.name = "container_refcount",
@@ -94,6 +100,10 @@ static struct container_file debug_files[] = {
 	{
 		.name = "releasable",
 		.read_u64 = releasable_read,
+	},
+	{
+		.name = "css_group_count",
+		.read_u64 = css_group_count_read,
 	},
 	{ }	/* terminate */
 };

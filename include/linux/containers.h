@@ -264,6 +264,7 @@ struct container *container_kn_lock_live(struct kernfs_node *kn);
 void container_kn_unlock(struct kernfs_node *kn);
 int container_task_count(const struct container *cont);
 bool container_is_releasable(const struct container *cont);
+int container_css_group_count(void);
 struct container *container_next_descendant_pre(struct container *pos,
 						struct container *top);
 struct task_struct **container_get_tasks(struct container *cont, int *nr);

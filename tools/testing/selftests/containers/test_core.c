@@ -46,6 +46,7 @@ static const char * const debug_files[] = {
 	"debug.container_refcount", "debug.taskcount",
 	"debug.current_css_group", "debug.current_css_group_refcount",
 	"debug.releasable",
+	"debug.css_group_count",
 };
 
 #define P cn_fmt

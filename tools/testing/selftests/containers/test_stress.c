@@ -875,11 +875,17 @@ static void reader(struct worker *w)
 {
 	int h;
 
+	/*
+	 * /proc/containers is cheap and the walks are slow on the debug
+	 * kernel: read it between them, so that it is read often enough.
+	 */
 	while (running(w)) {
-		for (h = 0; h < NR_HIER && running(w); h++)
-			read_tree(w, h, w->sh->root[h], 0);
-		read_procs(w);
 		read_proc_containers(w);
+		for (h = 0; h < NR_HIER && running(w); h++) {
+			read_tree(w, h, w->sh->root[h], 0);
+			read_proc_containers(w);
+		}
+		read_procs(w);
 	}
 }
 
@@ -1447,7 +1453,7 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 	struct cn_member *m;
 	unsigned int op;
 	pid_t me = getpid(), pid, *snap;
-	long end, v;
+	long end, v, css_groups;
 
 	if (secs < SECS_MIN || secs > SECS_MAX) {
 		TH_LOG("CN_STRESS_SECS=%ld out of %d..%d", secs, SECS_MIN,
@@ -1458,6 +1464,9 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 			((unsigned int)getpid() << 16));
 	ksft_print_msg("%ld s of churn, CN_STRESS_SEED=%u, hotplug CPU %d\n",
 		       secs, base, self->hot_cpu);
+	/* Every task is in the roots now: remember how many css_groups. */
+	css_groups = L(P("%s/debug.css_group_count", sh->root[HB]));
+	ASSERT_LT(0, css_groups);
 
 	/* The fork storm's container, 4 deep in both hierarchies. */
 	ASSERT_EQ(0, cn_read_str(P("%s/cpuset.effective_cpus", sh->root[HA]),
@@ -1705,6 +1714,15 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 		EXPECT_LE(0, cn_destroy_tree(sh->root[h]));
 		EXPECT_EQ(1, cn_tree_dirs(sh->root[h]));
 	}
+	/* No css_group leaked: the count is back where it started. */
+	for (tries = 0; tries < 30; tries++) {
+		v = L(P("%s/debug.css_group_count", sh->root[HB]));
+		if (v == css_groups)
+			break;
+		cn_sleep_ms(100);
+	}
+	EXPECT_EQ(css_groups, v);
+	ksft_print_msg("css_groups: %ld before, %ld after\n", css_groups, v);
 	for (i = 0; i < (int)ARRAY_SIZE(subsystems); i++) {
 		ASSERT_EQ(0, cn_subsys_info(subsystems[i].name, &hier, &num,
 					    &en));
