@@ -91,7 +91,8 @@ DEFINE_SPINLOCK(css_group_lock);
 static DEFINE_SPINLOCK(release_agent_lock);
 DEFINE_STATIC_PERCPU_RWSEM(container_threadgroup_rwsem);
 
-#define SUBSYS(_x) [_x ## _subsys_id] = &_x ## _subsys,
+/* Listed in the order of enum container_subsys_id, so indexed by it. */
+#define SUBSYS(_x) &_x ## _subsys,
 static struct container_subsys *container_subsys[] = {
 #include <linux/container_subsys.h>
 };
