@@ -36,7 +36,9 @@
  * release_agent_lock	spinlock: a hierarchy's release_agent, written under
  *			it and container_mutex, read under either.  Reading
  *			/proc/mounts calls show_options with namespace_sem
- *			held, which must not wait for container_mutex.
+ *			held, which must not wait for container_mutex.  A
+ *			leaf: taken inside container_mutex or namespace_sem,
+ *			nothing is taken under it and nothing sleeps.
  *
  * The kernfs locks nest inside container_mutex (kernfs_remove() and file
  * creation are called with it held); kernfs_rename_lock is taken under
