@@ -93,8 +93,8 @@ DEFINE_SPINLOCK(css_group_lock);
 static DEFINE_SPINLOCK(release_agent_lock);
 DEFINE_STATIC_PERCPU_RWSEM(container_threadgroup_rwsem);
 
-/* Listed in the order of enum container_subsys_id, so indexed by it. */
-#define SUBSYS(_x) &_x ## _subsys,
+#define SUBSYS(_x)							\
+	[_x ## _subsys_id] = &_x ## _subsys,
 static struct container_subsys *container_subsys[] = {
 #include <linux/container_subsys.h>
 };
@@ -1484,8 +1484,7 @@ static struct container_file core_files[] = {
 
 static void container_release_agent(struct work_struct *work)
 {
-	static char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
-				NULL };
+	char *argv[3], *envp[3];
 	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
 	char *agent = kmalloc(PATH_MAX, GFP_KERNEL);
 
@@ -1512,11 +1511,13 @@ static void container_release_agent(struct work_struct *work)
 
 		/* @cont may go away once the mutex is dropped. */
 		mutex_unlock(&container_mutex);
-		{
-			char *argv[] = { agent, path, NULL };
-
-			call_usermodehelper(agent, argv, envp, UMH_WAIT_EXEC);
-		}
+		argv[0] = agent;
+		argv[1] = path;
+		argv[2] = NULL;
+		envp[0] = "HOME=/";
+		envp[1] = "PATH=/sbin:/bin:/usr/sbin:/usr/bin";
+		envp[2] = NULL;
+		call_usermodehelper(agent, argv, envp, UMH_WAIT_EXEC);
 		mutex_lock(&container_mutex);
 next:
 		spin_lock(&css_group_lock);
@@ -1549,21 +1550,21 @@ static struct container_fs_context *container_fc(struct fs_context *fc)
 }
 
 enum {
-	Opt_all,
-	Opt_none,
-	Opt_name,
-	Opt_noprefix,
-	Opt_release_agent,
-	Opt_clone_children,
+	OPT_ALL,
+	OPT_NONE,
+	OPT_NAME,
+	OPT_NOPREFIX,
+	OPT_RELEASE_AGENT,
+	OPT_CLONE_CHILDREN,
 };
 
 static const struct fs_parameter_spec container_fs_parameters[] = {
-	fsparam_flag("all", Opt_all),
-	fsparam_flag("none", Opt_none),
-	fsparam_string("name", Opt_name),
-	fsparam_flag("noprefix", Opt_noprefix),
-	fsparam_string("release_agent", Opt_release_agent),
-	fsparam_flag("clone_children", Opt_clone_children),
+	fsparam_flag("all", OPT_ALL),
+	fsparam_flag("none", OPT_NONE),
+	fsparam_string("name", OPT_NAME),
+	fsparam_flag("noprefix", OPT_NOPREFIX),
+	fsparam_string("release_agent", OPT_RELEASE_AGENT),
+	fsparam_flag("clone_children", OPT_CLONE_CHILDREN),
 	{}
 };
 
@@ -1610,19 +1611,19 @@ static int container_parse_param(struct fs_context *fc,
 		return opt;
 
 	switch (opt) {
-	case Opt_all:
+	case OPT_ALL:
 		ctx->all = true;
 		break;
-	case Opt_none:
+	case OPT_NONE:
 		ctx->none = true;
 		break;
-	case Opt_noprefix:
+	case OPT_NOPREFIX:
 		ctx->noprefix = true;
 		break;
-	case Opt_clone_children:
+	case OPT_CLONE_CHILDREN:
 		ctx->clone_children = true;
 		break;
-	case Opt_name:
+	case OPT_NAME:
 		if (ctx->name)
 			return invalfc(fc, "name= given twice");
 		if (!valid_root_name(param->string))
@@ -1630,7 +1631,7 @@ static int container_parse_param(struct fs_context *fc,
 		ctx->name = param->string;
 		param->string = NULL;
 		break;
-	case Opt_release_agent:
+	case OPT_RELEASE_AGENT:
 		if (ctx->release_agent)
 			return invalfc(fc, "release_agent= given twice");
 		if (!capable(CAP_SYS_ADMIN))

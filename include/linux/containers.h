@@ -9,6 +9,7 @@
 #ifndef _LINUX_CONTAINERS_H
 #define _LINUX_CONTAINERS_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
@@ -33,6 +34,7 @@ enum container_subsys_id {
 #include <linux/container_subsys.h>
 	CONTAINER_SUBSYS_COUNT,
 };
+
 #undef SUBSYS
 
 /**
@@ -119,8 +121,8 @@ struct css_group {
 extern struct css_group init_css_group;
 
 /* container_file.flags */
-#define CONTAINER_FILE_ONLY_ON_ROOT	(1U << 0)
-#define CONTAINER_FILE_NOT_ON_ROOT	(1U << 1)
+#define CONTAINER_FILE_ONLY_ON_ROOT	BIT(0)
+#define CONTAINER_FILE_NOT_ON_ROOT	BIT(1)
 
 #define MAX_CONTAINER_FILE_NAMELEN	64
 
@@ -224,8 +226,15 @@ struct container_subsys {
 	struct container_root *root;
 };
 
-#define SUBSYS(_x) extern struct container_subsys _x ## _subsys;
+/*
+ * Declares every subsystem in one declaration,
+ * "extern struct container_subsys cpuset_subsys, ..., container_subsys_end;"
+ * (container_subsys_end only ends the list: it is never defined).
+ */
+#define SUBSYS(_x) _x ## _subsys,
+extern struct container_subsys
 #include <linux/container_subsys.h>
+	container_subsys_end;
 #undef SUBSYS
 
 /**

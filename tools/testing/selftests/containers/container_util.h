@@ -13,10 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* kselftest.h has it too, but container_util.c does not include that. */
-#ifndef __printf
-#define __printf(a, b)   __attribute__((format(printf, a, b)))
-#endif
+#include "../kselftest.h"	/* __printf() */
 
 #define CN_FSTYPE	"container"
 #define CN_MNT_PREFIX	"/tmp/cntest."

@@ -318,7 +318,8 @@ TEST_F(bare, mount_named_hierarchy)
 	}
 	EXPECT_TRUE(cn_exists(P("%s/release_agent", m)));
 	for (i = 0; i < ARRAY_SIZE(debug_files); i++) {
-		EXPECT_FALSE(cn_exists(P("%s/%s", m, debug_files[i])));
+		EXPECT_FALSE(cn_exists(P("%s/%s", m, debug_files[i])))
+			TH_LOG("%s", debug_files[i]);
 	}
 	hid = cn_hier_id(P("name=%s", name));
 	ASSERT_GT(hid, 0);
@@ -386,7 +387,8 @@ TEST_F(bare, mount_debug_prefixed_files)
 		EXPECT_FALSE(cn_exists(P("%s/%s", m, debug_files[i] + 6)));
 	}
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/c/%s", m, core_files[i])));
+		EXPECT_TRUE(cn_exists(P("%s/c/%s", m, core_files[i])))
+			TH_LOG("%s", core_files[i]);
 	}
 	EXPECT_TRUE(cn_exists(P("%s/release_agent", m)));
 	EXPECT_FALSE(cn_exists(P("%s/c/release_agent", m)));
@@ -749,7 +751,8 @@ TEST_F(named, nested_containers)
 	ASSERT_EQ(0, cn_mkdir(P("%s/a/b/c/d", r)));
 	EXPECT_EQ(-ENOENT, cn_mkdir(P("%s/x/y", r)));
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/a/b/c/d/%s", r, core_files[i])));
+		EXPECT_TRUE(cn_exists(P("%s/a/b/c/d/%s", r, core_files[i])))
+			TH_LOG("%s", core_files[i]);
 	}
 	EXPECT_FALSE(cn_exists(P("%s/a/b/c/d/release_agent", r)));
 
@@ -897,7 +900,8 @@ TEST_F(named, root_tasks_lists_every_task)
 	EXPECT_TRUE(cn_pids_contain(tasks, n, 2));
 	EXPECT_TRUE(cn_pids_contain(tasks, n, getpid()));
 	for (i = 0; i < 4; i++) {
-		EXPECT_TRUE(cn_pids_contain(tasks, n, tids[i]));
+		EXPECT_TRUE(cn_pids_contain(tasks, n, tids[i]))
+			TH_LOG("thread %d", tids[i]);
 	}
 
 	/* ...is listed, unless it exited meanwhile. */
@@ -1085,7 +1089,8 @@ TEST_F(named, tasks_single_thread_moves_alone)
 	EXPECT_EQ(tids[2], pids[0]);
 	free(pids);
 	for (i = 0; i < 4; i++) {
-		EXPECT_EQ(i != 2, cn_has_task(self->root, tids[i]));
+		EXPECT_EQ(i != 2, cn_has_task(self->root, tids[i]))
+			TH_LOG("thread %d", tids[i]);
 	}
 	/* The thread group of a member is listed in container.procs. */
 	EXPECT_STREQ(P("%d", pid), S(P("%s/container.procs", c)));
@@ -1122,7 +1127,8 @@ TEST_F(named, procs_moves_all_threads)
 	ASSERT_EQ(0, cn_move_proc(self->root, pid));
 	EXPECT_EQ(0, cn_count_tasks(c));
 	for (i = 0; i < 4; i++) {
-		EXPECT_EQ(1, cn_has_task(self->root, tids[i]));
+		EXPECT_EQ(1, cn_has_task(self->root, tids[i]))
+			TH_LOG("thread %d", tids[i]);
 	}
 }
 
@@ -1236,7 +1242,8 @@ TEST_F(named, one_container_per_hierarchy)
 	int i, round;
 
 	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, cn_mkdir(P("%s%s", r, dirs[i])));
+		ASSERT_EQ(0, cn_mkdir(P("%s%s", r, dirs[i])))
+			TH_LOG("%s", dirs[i]);
 	}
 	for (i = 0; i < 4; i++) {
 		pids[i] = cn_env_sleeper(&self->env);
@@ -1296,7 +1303,8 @@ TEST_F(bare, proc_pid_container_format)
 		EXPECT_GT(p - end - 1, 0) TH_LOG("no subsystems: '%s'", line);
 		EXPECT_EQ('/', p[1]) TH_LOG("bad path: '%s'", line);
 		for (i = 0; i < n; i++) {
-			EXPECT_NE(ids[i], id) TH_LOG("id %ld twice", id);
+			EXPECT_NE(ids[i], id)
+				TH_LOG("id %ld twice", id);
 		}
 		if (n < ARRAY_SIZE(ids))
 			ids[n++] = id;

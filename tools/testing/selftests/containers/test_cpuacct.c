@@ -412,7 +412,8 @@ TEST_F(acct, files_and_modes)
 		EXPECT_EQ(ncpus, n) TH_LOG("%s: possible '%s'", dirs[i],
 					   possible);
 		for (j = 0; j < n; j++) {
-			EXPECT_GE(vals[j], 0);
+			EXPECT_GE(vals[j], 0)
+				TH_LOG("cpu %d", j);
 		}
 		EXPECT_EQ(0, read_stat(dirs[i], &user, &sys));
 		EXPECT_GE(user, 0);
@@ -438,7 +439,8 @@ TEST_F(acct, new_container_starts_at_zero)
 	n = read_percpu(a, vals, MAX_CPUS);
 	ASSERT_GT(n, 0);
 	for (i = 0; i < n; i++) {
-		EXPECT_EQ(0, vals[i]) TH_LOG("cpu %d", i);
+		EXPECT_EQ(0, vals[i])
+			TH_LOG("cpu %d", i);
 	}
 	ASSERT_EQ(0, read_stat(a, &user, &sys));
 	EXPECT_EQ(0, user);
@@ -667,7 +669,8 @@ TEST_F(acct, reset_with_zero)
 	n = read_percpu(b, vals, MAX_CPUS);
 	ASSERT_GT(n, 0);
 	for (i = 0; i < n; i++) {
-		EXPECT_LT(vals[i], 10 * MS) TH_LOG("cpu %d", i);
+		EXPECT_LT(vals[i], 10 * MS)
+			TH_LOG("cpu %d", i);
 	}
 	/* Only this container: the parent keeps its count. */
 	EXPECT_GE(cpu_usage(a), ua);

@@ -56,7 +56,7 @@ static const struct bad common_bad[] = {
 	{ "2^64", "18446744073709551616" },
 	{ "beyond 2^64", "99999999999999999999999999" },
 	{ "binary", "\x01\x02\xff", 3 },
-	{ "embedded NUL", "1\0" "1", 3 },
+	{ "embedded NUL", "1\0001", 3 },
 	{ "at an offset", "1", 0, 5 },
 	{ "minus then garbage", "-x" },
 };
@@ -252,7 +252,8 @@ TEST(malformed_mount_options)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, try_mount(bad[i])) TH_LOG("'%s'", bad[i]);
+		EXPECT_EQ(-EINVAL, try_mount(bad[i]))
+			TH_LOG("'%s'", bad[i]);
 	}
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
