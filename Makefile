@@ -8,11 +8,14 @@
 #   make series   the work as a patch series in build/series (patches/layout)
 #   make series-check  build the kernel after each patch of the series
 #   make bench    instruction-time benchmarks: baseline, containers, cgroup v1
+#   make profile  where guest time goes in one benchmark workload
 #   make clean    remove build products (not the Debian packages)
 #
 # Variables: CONFIG=<name> (a configuration below; default containers),
 # RUN=<script> (run that script in the guest instead of the demo),
-# CHECK_CONFIGS (configurations "make check" boots), BOOT_TIMEOUT, CPUS.
+# CHECK_CONFIGS (configurations "make check" boots), BOOT_TIMEOUT, CPUS;
+# for profile: MODE (a bench mode; default containers), WORKLOAD (default
+# anon-fault-per-page), REPS.
 
 include scripts/version.mk
 
@@ -45,7 +48,8 @@ KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
 	KBUILD_BUILD_HOST=harness KBUILD_BUILD_TIMESTAMP="2026-01-01"
 
 .PHONY: all deps tree prepare kernel-% kernels selftests initramfs run \
-	check check-% check-harness refresh series series-check bench clean help
+	check check-% check-harness refresh series series-check bench profile \
+	clean help
 .NOTPARALLEL:
 
 all: kernel-$(CONFIG)
@@ -115,6 +119,12 @@ bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
 		containers:containers:$(call KERNEL,containers) \
 		containers-memory:memory-only:$(call KERNEL,containers) \
 		cgroup-v1:cgroup-v1:$(call KERNEL,cgroupv1)
+
+MODE ?= containers
+WORKLOAD ?= anon-fault-per-page
+profile: kernel-$(CONFIG) initramfs
+	@scripts/profile.sh $(B)/initramfs.cpio $(call OBJ,$(CONFIG)) $(MODE) \
+		$(WORKLOAD) $(REPS)
 
 clean:
 	rm -rf $(B)/obj-* $(B)/selftests $(B)/initramfs.cpio $(B)/log \

@@ -5,7 +5,8 @@
 # Environment: CPUS (4), MEM_MB (1024, split over two NUMA nodes),
 # BOOT_TIMEOUT seconds (600), APPEND (extra kernel arguments),
 # INTERACTIVE=1 (serial console on the terminal, no time bound),
-# ICOUNT=1 (instruction-counted time, for benchmarks).
+# ICOUNT=1 (instruction-counted time, for benchmarks), QEMU_EXTRA (more
+# qemu arguments, split at spaces).
 #
 # Exit status 0 only when the guest printed its result sentinel, the
 # console shows no kernel error report, and, for JOB=check, at least one
@@ -39,6 +40,8 @@ else
 	       -numa node,nodeid=1,memdev=m1)
 fi
 [ "${ICOUNT:-0}" = 1 ] && qemu+=(-icount shift=0)
+# shellcheck disable=SC2206
+[ -n "${QEMU_EXTRA:-}" ] && qemu+=(${QEMU_EXTRA})
 
 mkdir -p "$(dirname "$log")"
 if [ "${INTERACTIVE:-0}" = 1 ]; then

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The guest side of "make bench": set up what the mode asks for, run the
-# benchmark program, report.  Modes:
+# benchmark program, report.  Usage: bench.sh MODE [WORKLOAD [REPS]]
+# (only that workload, that many times: for scripts/profile.sh).  Modes:
 #   none        no containers at all (baseline kernel)
 #   root        the container hierarchy mounted, the workload in its top
 #   containers  the workload two levels down, every subsystem bound
@@ -9,6 +10,8 @@
 #   memory-only the workload two levels down, only the memory subsystem
 #               bound (what the memory controller costs without cpuset)
 mode=$1
+only=${2:-}
+reps=${3:-}
 ctl=cpuset,cpuacct,memory,pids
 [ "$mode" = memory-only ] && ctl=memory
 mnt=/tmp/bench-hier
@@ -46,5 +49,6 @@ if [ -b /dev/ram0 ] && mke2fs -q /dev/ram0 >/dev/null 2>&1; then
 		ext=/mnt/bench-ext2
 fi
 echo "BENCH-MODE $mode $(grep -c ^processor /proc/cpuinfo) cpus"
-/selftests/bench ${ext:+-e $ext} ${dir:+-c $dir}
+/selftests/bench ${ext:+-e $ext} ${dir:+-c $dir} ${only:+-w $only} \
+	${reps:+-n $reps}
 echo "HARNESS-RESULT: bench done"

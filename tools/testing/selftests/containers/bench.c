@@ -3,19 +3,21 @@
  * Micro-benchmarks of the paths every process takes, for "make bench":
  * fork+exit, fork+exec, anonymous page faults, tmpfs page cache, reads
  * of an ext2 file (from the disk and from the page cache), pipe
- * ping-pong, and container operations.  Each workload runs REPS times;
+ * ping-pong, and container operations.  Each workload runs 7 times (-n);
  * the median, minimum and maximum time per operation (in ns of guest time;
  * under qemu -icount that is instruction time) are printed as
  *
  *   BENCH <workload> <median> <min> <max>
  *
- * Usage: bench [-e DIR] [-c DIR]
+ * Usage: bench [-e DIR] [-c DIR] [-w WORKLOAD] [-n REPS]
  *   -e DIR  time reads of a 64 MiB file in DIR, a mounted block-backed
  *           filesystem: after dropping the page cache (each page is read
  *           from the device and charged) and again with it cached;
  *   -c DIR  time mkdir+rmdir, moving a task between two containers and
  *           reading a tasks file of 1000 members in the hierarchy mounted
- *           at DIR (container or cgroup v1 filesystem).
+ *           at DIR (container or cgroup v1 filesystem);
+ *   -w NAME run only the workload NAME (for profiling);
+ *   -n REPS repetitions of each workload (default 7, at most 1000).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,7 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REPS	7
+#define MAX_REPS	1000
+
+static int reps = 7;
+static const char *only;
 
 static long long now_ns(void)
 {
@@ -47,13 +52,20 @@ static int cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Run @fn REPS times; each returns its number of operations. */
+static int wanted(const char *name)
+{
+	return !only || !strcmp(name, only);
+}
+
+/* Run @fn reps times; each returns its number of operations. */
 static void bench(const char *name, long (*fn)(void *), void *arg)
 {
-	long long t[REPS];
+	static long long t[MAX_REPS];
 	int i;
 
-	for (i = 0; i < REPS; i++) {
+	if (!wanted(name))
+		return;
+	for (i = 0; i < reps; i++) {
 		long long start = now_ns();
 		long ops = fn(arg);
 
@@ -63,9 +75,9 @@ static void bench(const char *name, long (*fn)(void *), void *arg)
 		}
 		t[i] = (now_ns() - start) / ops;
 	}
-	qsort(t, REPS, sizeof(t[0]), cmp_ll);
-	printf("BENCH %s %lld %lld %lld\n", name, t[REPS / 2], t[0],
-	       t[REPS - 1]);
+	qsort(t, reps, sizeof(t[0]), cmp_ll);
+	printf("BENCH %s %lld %lld %lld\n", name, t[reps / 2], t[0],
+	       t[reps - 1]);
 	fflush(stdout);
 }
 
@@ -368,13 +380,22 @@ int main(int argc, char **argv)
 			cdir = argv[i + 1];
 		else if (!strcmp(argv[i], "-e"))
 			edir = argv[i + 1];
+		else if (!strcmp(argv[i], "-w"))
+			only = argv[i + 1];
+		else if (!strcmp(argv[i], "-n"))
+			reps = atoi(argv[i + 1]);
+	}
+	if (reps < 1 || reps > MAX_REPS) {
+		fprintf(stderr, "bench: -n wants 1..%d\n", MAX_REPS);
+		return 1;
 	}
 
 	bench("fork+exit", fork_exit, NULL);
 	bench("fork+exec", fork_exec, NULL);
 	bench("anon-fault-per-page", anon_fault, NULL);
 	bench("tmpfs-write+read-per-page", tmpfs_rw, NULL);
-	if (edir) {
+	if (edir && (wanted("ext2-read-uncached-per-page") ||
+		     wanted("ext2-read-cached-per-page"))) {
 		if (make_ext_file(edir)) {
 			printf("BENCH-FAIL ext2 file\n");
 		} else {
@@ -384,7 +405,8 @@ int main(int argc, char **argv)
 		}
 	}
 	bench("pipe-pingpong", pipe_pingpong, NULL);
-	if (cdir)
+	if (cdir && (wanted("mkdir+rmdir") || wanted("move-task") ||
+		     wanted("read-tasks-1000")))
 		container_ops();
 	printf("BENCH-DONE\n");
 	return 0;
