@@ -20,7 +20,9 @@
  * ancestor below the top.  A charge stays with the container that made it
  * when the task moves.  When a container is removed, its folios move to
  * its parent's list, whose counter already includes them (to nobody, at
- * the top).
+ * the top).  Each CPU keeps a small stock of pages charged ahead to one
+ * container (struct mem_stock), so that most charges and uncharges touch
+ * only that CPU's data, not the counters of every ancestor.
  *
  * Limits.  A charge that would take a container (or an ancestor) over its
  * hard limit first reclaims folios of that container's subtree: isolated
@@ -43,6 +45,8 @@
  *			charges happen under mmap_lock, and container_mutex
  *			is held around mmap_lock in cpuset's attach.
  * mem_limit_mutex	serialises writes of the limits and force_empty.
+ * mem_stock.lock	local lock (interrupts off) of a CPU's stock; taken
+ *			inside mem_container.lock, nothing is taken inside it.
  *
  * A mem_container is pinned by a percpu_ref while a charge is in flight;
  * destroy waits for those, moves the folios up and frees the structure
@@ -55,9 +59,12 @@
 #include <linux/container_mem.h>
 #include <linux/containers.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/jump_label.h>
+#include <linux/local_lock.h>
 #include <linux/mm.h>
 #include <linux/mm_inline.h>
 #include <linux/oom.h>
@@ -72,10 +79,13 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/swap.h>
 
 #include "internal.h"
 
+/* Pages a CPU charges ahead to one container (struct mem_stock). */
+#define MEM_CHARGE_BATCH	64U
 /* How often a charge reclaims before it turns to the OOM killer. */
 #define MEM_RECLAIM_RETRIES	5
 /* Folios isolated and reclaimed per batch. */
@@ -107,6 +117,7 @@ struct mem_events {
  * @ref_done: completed when @ref drops to zero after destroy killed it
  * @lock: protects @folios and the owner of the folios on it
  * @folios: the folios charged to this container, oldest first
+ * @nr_folios: how many folios are on @folios
  * @parent: the parent's state, NULL at the top
  * @children: child states (RCU list, mem_tree_lock)
  * @sibling: entry in @parent's @children
@@ -121,8 +132,9 @@ struct mem_container {
 	unsigned long soft_limit;
 	struct percpu_ref ref;
 	struct completion ref_done;
-	spinlock_t lock;
+	spinlock_t lock;		/* @folios and their owner */
 	struct list_head folios;
+	unsigned long nr_folios;
 	struct mem_container *parent;
 	struct list_head children;
 	struct list_head sibling;
@@ -140,6 +152,34 @@ struct mem_page_ext {
 	struct mem_container *owner;
 	struct list_head node;
 	struct folio *folio;
+};
+
+/**
+ * struct mem_stock - pages charged ahead to one container on one CPU
+ * @lock: guards the stock, with interrupts off
+ * @cached: the container they are charged to, or NULL
+ * @nr_pages: how many
+ *
+ * A charge takes its pages from its CPU's stock when that holds pages of
+ * its container; otherwise it charges the page_counters for a batch of
+ * MEM_CHARGE_BATCH pages and keeps the rest here.  An uncharge gives its
+ * pages back to the stock of the same container.  So most charges and
+ * uncharges do not touch the page_counters of the hierarchy at all.
+ *
+ * Stocked pages count in the page_counters (against the limits and in
+ * the peak), but memory.usage_in_bytes leaves them out.  The stocks of a
+ * subtree are given back before a charge reclaims for a limit, when a
+ * limit is set, on force_empty and when a container is destroyed; a dead
+ * CPU's stock is given back by the CPU hotplug callback.
+ */
+struct mem_stock {
+	local_lock_t lock;
+	struct mem_container *cached;
+	unsigned int nr_pages;
+};
+
+static DEFINE_PER_CPU(struct mem_stock, mem_stock) = {
+	.lock = INIT_LOCAL_LOCK(lock),
 };
 
 static struct mem_container root_mem;
@@ -265,29 +305,150 @@ none:
 }
 
 /*
+ * Per-CPU stocks of charged pages.
+ */
+
+/* Give back every page of @stock: its CPU's lock held, or the CPU dead. */
+static void mem_stock_drain(struct mem_stock *stock)
+{
+	struct mem_container *mc = stock->cached;
+
+	if (mc && stock->nr_pages)
+		page_counter_uncharge(&mc->memory, stock->nr_pages);
+	WRITE_ONCE(stock->nr_pages, 0);
+	WRITE_ONCE(stock->cached, NULL);
+}
+
+/* Take @nr pages of @mc from this CPU's stock, if it has them. */
+static bool mem_consume_stock(struct mem_container *mc, unsigned int nr)
+{
+	struct mem_stock *stock;
+	unsigned long flags;
+	bool ret = false;
+
+	local_lock_irqsave(&mem_stock.lock, flags);
+	stock = this_cpu_ptr(&mem_stock);
+	if (stock->cached == mc && stock->nr_pages >= nr) {
+		WRITE_ONCE(stock->nr_pages, stock->nr_pages - nr);
+		ret = true;
+	}
+	local_unlock_irqrestore(&mem_stock.lock, flags);
+	return ret;
+}
+
+/*
+ * Put @nr pages charged to @mc into this CPU's stock.  When it holds
+ * another container's pages, @take_over gives those back first; without
+ * it, the pages are uncharged instead.  A stock never keeps more than two
+ * batches.  Context: interrupts off, this CPU's stock lock held.
+ */
+static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
+			       bool take_over)
+{
+	struct mem_stock *stock = this_cpu_ptr(&mem_stock);
+	unsigned int excess = 0;
+
+	if (stock->cached != mc) {
+		if (!take_over) {
+			page_counter_uncharge(&mc->memory, nr);
+			return;
+		}
+		mem_stock_drain(stock);
+		WRITE_ONCE(stock->cached, mc);
+	}
+	nr += stock->nr_pages;
+	if (nr > 2 * MEM_CHARGE_BATCH) {
+		excess = nr - MEM_CHARGE_BATCH;
+		nr = MEM_CHARGE_BATCH;
+	}
+	WRITE_ONCE(stock->nr_pages, nr);
+	if (excess)
+		page_counter_uncharge(&mc->memory, excess);
+}
+
+static bool mem_stock_in_subtree(int cpu, void *top)
+{
+	struct mem_container *mc;
+	bool ret;
+
+	rcu_read_lock();
+	mc = READ_ONCE(per_cpu(mem_stock, cpu).cached);
+	ret = mc && mem_is_descendant(mc, top);
+	rcu_read_unlock();
+	return ret;
+}
+
+static void mem_drain_local_stock(void *top)
+{
+	struct mem_stock *stock;
+	unsigned long flags;
+
+	local_lock_irqsave(&mem_stock.lock, flags);
+	stock = this_cpu_ptr(&mem_stock);
+	if (stock->cached && mem_is_descendant(stock->cached, top))
+		mem_stock_drain(stock);
+	local_unlock_irqrestore(&mem_stock.lock, flags);
+}
+
+/*
+ * Give back the stocked pages of @top's subtree on every online CPU.
+ * Context: may sleep (waits for the other CPUs); @top pinned.
+ */
+static void mem_drain_stocks(struct mem_container *top)
+{
+	on_each_cpu_cond(mem_stock_in_subtree, mem_drain_local_stock, top,
+			 true);
+}
+
+static int mem_cpu_dead(unsigned int cpu)
+{
+	mem_stock_drain(&per_cpu(mem_stock, cpu));
+	return 0;
+}
+
+/* Charged pages of @mc's subtree, not counting those in stocks. */
+static unsigned long mem_usage(struct mem_container *mc)
+{
+	long usage = page_counter_read(&mc->memory);
+	int cpu;
+
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct mem_stock *stock = per_cpu_ptr(&mem_stock, cpu);
+		struct mem_container *pos = READ_ONCE(stock->cached);
+
+		if (pos && mem_is_descendant(pos, mc))
+			usage -= READ_ONCE(stock->nr_pages);
+	}
+	rcu_read_unlock();
+	return max(usage, 0L);
+}
+
+/*
  * Reclaim.
  */
 
 /*
  * Take references on up to @max folios of @mc that reclaim may try, the
  * oldest first, and rotate them to the end of the list so that the next
- * batch looks at others.
+ * batch looks at others.  Adds the folios looked at to @scanned.
  */
 static int mem_pick_folios(struct mem_container *mc, struct folio **batch,
-			   int max, bool may_swap, bool clean_only)
+			   int max, bool may_swap, bool clean_only,
+			   unsigned long *scanned)
 {
 	struct mem_page_ext *mpe, *tmp;
-	unsigned long flags, scanned = 0, limit;
+	unsigned long flags, looked = 0;
 	LIST_HEAD(seen);
 	int n = 0;
 
 	spin_lock_irqsave(&mc->lock, flags);
-	limit = 4 * max;
 	list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
 		struct folio *folio = mpe->folio;
 
-		if (n == max || scanned++ == limit)
+		if (n == max || looked == 4UL * max)
 			break;
+		looked++;
 		list_move_tail(&mpe->node, &seen);
 		if (!folio_test_lru(folio) || folio_test_unevictable(folio))
 			continue;
@@ -302,6 +463,7 @@ static int mem_pick_folios(struct mem_container *mc, struct folio **batch,
 	}
 	list_splice_tail(&seen, &mc->folios);
 	spin_unlock_irqrestore(&mc->lock, flags);
+	*scanned += looked;
 	return n;
 }
 
@@ -317,7 +479,7 @@ static unsigned long mem_reclaim(struct mem_container *top,
 	bool clean_only = (gfp & (__GFP_FS | __GFP_IO)) != (__GFP_FS | __GFP_IO);
 	bool may_swap = !clean_only && get_nr_swap_pages() > 0;
 	struct folio *batch[MEM_RECLAIM_BATCH];
-	unsigned long reclaimed = 0;
+	unsigned long reclaimed = 0, scanned;
 	int pass, idle = 0;
 
 	/* File pages first: reclaim them alone before touching anon. */
@@ -327,7 +489,9 @@ static unsigned long mem_reclaim(struct mem_container *top,
 		if (pass && !may_swap)
 			break;
 		idle = 0;
+		scanned = 0;
 		while (reclaimed < nr_pages && idle < 4) {
+			unsigned long before = scanned;
 			struct mem_container *pos;
 			LIST_HEAD(list);
 			unsigned long got;
@@ -338,13 +502,23 @@ static unsigned long mem_reclaim(struct mem_container *top,
 			for_each_mem_descendant(pos, top) {
 				n += mem_pick_folios(pos, batch + n,
 						     MEM_RECLAIM_BATCH - n, swap,
-						     clean_only);
+						     clean_only, &scanned);
 				if (n == MEM_RECLAIM_BATCH)
 					break;
 			}
 			rcu_read_unlock();
-			if (!n)
-				break;
+			/*
+			 * Nothing to try among the folios looked at (tmpfs
+			 * without swap, say): go on through the lists, but
+			 * once round them at most (usage bounds the folios).
+			 */
+			if (!n) {
+				if (scanned == before ||
+				    scanned >= page_counter_read(&top->memory))
+					break;
+				cond_resched();
+				continue;
+			}
 
 			for (i = 0; i < n; i++) {
 				if (folio_isolate_lru(batch[i]))
@@ -523,17 +697,56 @@ void container_mem_handle_throttle(void)
  * Charging.
  */
 
-static int mem_try_charge(struct mem_container *mc, unsigned long nr_pages,
+/* Would @nr more pages fit under the hard limit of @mc and its ancestors? */
+static bool mem_fits(struct mem_container *mc, unsigned long nr)
+{
+	struct page_counter *c;
+
+	for (c = &mc->memory; c; c = c->parent)
+		if (page_counter_read(c) + nr > READ_ONCE(c->max))
+			return false;
+	return true;
+}
+
+static int mem_try_charge(struct mem_container *mc, unsigned int nr_pages,
 			  gfp_t gfp)
 {
 	int reclaim_retries = MEM_RECLAIM_RETRIES, oom_waits = 0;
+	unsigned int batch = max(nr_pages, MEM_CHARGE_BATCH);
+	bool drained = !gfpflags_allow_blocking(gfp);
 	struct page_counter *fail;
 	struct mem_container *over;
+	unsigned long flags;
 
-retry:
-	if (page_counter_try_charge(&mc->memory, nr_pages, &fail))
+	if (mem_consume_stock(mc, nr_pages))
 		return 0;
+	/*
+	 * Charge a batch and stock the rest, unless that would hit a limit
+	 * (and count in failcnt) where the pages asked for would not.
+	 */
+	if (batch > nr_pages && !mem_fits(mc, batch))
+		batch = nr_pages;
+retry:
+	if (page_counter_try_charge(&mc->memory, batch, &fail)) {
+		if (batch > nr_pages) {
+			local_lock_irqsave(&mem_stock.lock, flags);
+			__mem_refill_stock(mc, batch - nr_pages, true);
+			local_unlock_irqrestore(&mem_stock.lock, flags);
+		}
+		mem_check_soft_limit(mc);
+		return 0;
+	}
 	over = container_of(fail, struct mem_container, memory);
+	if (batch > nr_pages) {
+		batch = nr_pages;
+		goto retry;
+	}
+	/* Pages in the stocks of the subtree may be all that is missing. */
+	if (!drained) {
+		drained = true;
+		mem_drain_stocks(over);
+		goto retry;
+	}
 
 	/*
 	 * A dying task fails at once: its fault returns and it exits
@@ -563,7 +776,28 @@ nomem:
 	if (!(gfp & __GFP_NOFAIL))
 		return -ENOMEM;
 	page_counter_charge(&mc->memory, nr_pages);
+	mem_check_soft_limit(mc);
 	return 0;
+}
+
+static void mem_clear(struct mem_page_ext *mpe)
+{
+	mpe->owner = NULL;
+	mpe->folio = NULL;
+}
+
+/* Put @mpe's folio on @mc's list, or take it off: @mc's lock held. */
+static void mem_list_add(struct mem_container *mc, struct mem_page_ext *mpe)
+{
+	list_add_tail(&mpe->node, &mc->folios);
+	mc->nr_folios++;
+}
+
+static void mem_list_del(struct mem_container *mc, struct mem_page_ext *mpe)
+{
+	list_del(&mpe->node);
+	mem_clear(mpe);
+	mc->nr_folios--;
 }
 
 /* Record @folio as charged to @mc; its pages are on @mc's counter. */
@@ -588,7 +822,7 @@ static void mem_commit(struct mem_container *mc, struct folio *folio)
 	}
 	mpe->owner = mc;
 	mpe->folio = folio;
-	list_add_tail(&mpe->node, &mc->folios);
+	mem_list_add(mc, mpe);
 	spin_unlock_irqrestore(&mc->lock, flags);
 	page_ext_put(pe);
 	mem_event(mc, MEM_PGPGIN, 1);
@@ -617,10 +851,8 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 	if (!mc)
 		return 0;
 	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
-	if (!ret) {
+	if (!ret)
 		mem_commit(mc, folio);
-		mem_check_soft_limit(mc);
-	}
 	percpu_ref_put(&mc->ref);
 	return ret;
 }
@@ -648,10 +880,20 @@ static struct mem_container *mem_lock_owner(struct mem_page_ext *mpe,
 	}
 }
 
-static void mem_clear(struct mem_page_ext *mpe)
+/*
+ * Uncharge @nr pages of folios just taken off @mc's list (@events folios),
+ * and drop @mc's lock.  The pages go back to this CPU's stock while the
+ * lock is held: once destroy has moved @mc's folios away and emptied the
+ * stocks, no stock gets @mc's pages again.
+ */
+static void mem_uncharge_unlock(struct mem_container *mc, unsigned long nr,
+				unsigned long events, unsigned long flags)
 {
-	mpe->owner = NULL;
-	mpe->folio = NULL;
+	local_lock(&mem_stock.lock);
+	__mem_refill_stock(mc, nr, false);
+	local_unlock(&mem_stock.lock);
+	spin_unlock_irqrestore(&mc->lock, flags);
+	mem_event(mc, MEM_PGPGOUT, events);
 }
 
 /**
@@ -675,12 +917,8 @@ void container_mem_uncharge(struct folio *folio)
 	mpe = page_ext_mem(pe);
 	mc = mem_lock_owner(mpe, &flags);
 	if (mc) {
-		list_del(&mpe->node);
-		mem_clear(mpe);
-		spin_unlock_irqrestore(&mc->lock, flags);
-		/* Safe after unlock: a counter outlives RCU readers. */
-		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
-		mem_event(mc, MEM_PGPGOUT, 1);
+		mem_list_del(mc, mpe);
+		mem_uncharge_unlock(mc, folio_nr_pages(folio), 1, flags);
 	}
 	page_ext_put(pe);
 }
@@ -691,12 +929,47 @@ void container_mem_uncharge(struct folio *folio)
  */
 void container_mem_uncharge_folios(struct folio_batch *folios)
 {
+	unsigned long flags, nr = 0, events = 0;
+	struct mem_container *locked = NULL;
 	unsigned int i;
 
 	if (!static_branch_unlikely(&mem_charging))
 		return;
-	for (i = 0; i < folio_batch_count(folios); i++)
-		container_mem_uncharge(folios->folios[i]);
+	/*
+	 * Folios of one container usually come together: keep its lock
+	 * over them and give their pages back at once.  The RCU read lock
+	 * keeps the locked owner's memory valid between page_ext_put()s.
+	 */
+	rcu_read_lock();
+	for (i = 0; i < folio_batch_count(folios); i++) {
+		struct folio *folio = folios->folios[i];
+		struct mem_page_ext *mpe;
+		struct mem_container *mc;
+		struct page_ext *pe;
+
+		pe = page_ext_get(&folio->page);
+		if (!pe)
+			continue;
+		mpe = page_ext_mem(pe);
+		mc = READ_ONCE(mpe->owner);
+		if (mc != locked) {
+			if (locked)
+				mem_uncharge_unlock(locked, nr, events, flags);
+			nr = 0;
+			events = 0;
+			locked = mc ? mem_lock_owner(mpe, &flags) : NULL;
+			mc = locked;
+		}
+		if (mc) {
+			mem_list_del(mc, mpe);
+			nr += folio_nr_pages(folio);
+			events++;
+		}
+		page_ext_put(pe);
+	}
+	if (locked)
+		mem_uncharge_unlock(locked, nr, events, flags);
+	rcu_read_unlock();
 }
 
 /**
@@ -726,10 +999,10 @@ void container_mem_migrate(struct folio *old, struct folio *new)
 			nmpe->owner = mc;
 			nmpe->folio = new;
 			list_replace(&mpe->node, &nmpe->node);
+			mem_clear(mpe);
 		} else {
-			list_del(&mpe->node);
+			mem_list_del(mc, mpe);
 		}
-		mem_clear(mpe);
 		spin_unlock_irqrestore(&mc->lock, flags);
 		if (!pe_new)
 			page_counter_uncharge(&mc->memory, folio_nr_pages(old));
@@ -765,7 +1038,7 @@ void container_mem_replace(struct folio *old, struct folio *new)
 		page_counter_charge(&mc->memory, folio_nr_pages(new));
 		mpe->owner = mc;
 		mpe->folio = new;
-		list_add_tail(&mpe->node, &mc->folios);
+		mem_list_add(mc, mpe);
 		spin_unlock_irqrestore(&mc->lock, flags);
 		mem_event(mc, MEM_PGPGIN, 1);
 	}
@@ -805,7 +1078,7 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 		tmpe = page_ext_mem(tpe);
 		tmpe->owner = mc;
 		tmpe->folio = page_folio(head + i);
-		list_add_tail(&tmpe->node, &mc->folios);
+		mem_list_add(mc, tmpe);
 		page_ext_put(tpe);
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
@@ -828,8 +1101,7 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 		/* The top keeps no list: the folios become uncharged. */
 		list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
 			nr += folio_nr_pages(mpe->folio);
-			list_del(&mpe->node);
-			mem_clear(mpe);
+			mem_list_del(mc, mpe);
 		}
 	} else {
 		spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
@@ -838,6 +1110,8 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 			mpe->owner = to;
 		}
 		list_splice_tail_init(&mc->folios, &to->folios);
+		to->nr_folios += mc->nr_folios;
+		mc->nr_folios = 0;
 		spin_unlock(&to->lock);
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
@@ -868,7 +1142,7 @@ static u64 mem_read(struct container_subsys_state *css,
 
 	switch (cft->private) {
 	case MEM_USAGE:
-		return (u64)page_counter_read(&mc->memory) * PAGE_SIZE;
+		return (u64)mem_usage(mc) * PAGE_SIZE;
 	case MEM_MAX_USAGE:
 		return (u64)READ_ONCE(mc->memory.watermark) * PAGE_SIZE;
 	case MEM_LIMIT:
@@ -888,6 +1162,7 @@ static int mem_set_limit(struct mem_container *mc, unsigned long nr_pages)
 	unsigned long usage;
 
 	for (;;) {
+		mem_drain_stocks(mc);
 		if (!page_counter_set_max(&mc->memory, nr_pages))
 			return 0;
 		if (signal_pending(current))
@@ -980,31 +1255,59 @@ struct mem_stat {
 	unsigned long events[MEM_NR_EVENTS];
 };
 
-/* Count the folios of @mc into @st; batches keep interrupts off briefly. */
-static void mem_stat_local(struct mem_container *mc, struct mem_stat *st)
+/* Folios memory.stat counts with interrupts off, at most. */
+#define MEM_STAT_CHUNK	256
+
+static void mem_stat_folio(struct folio *folio, struct mem_stat *st)
 {
-	struct mem_page_ext *mpe;
-	unsigned long flags;
+	long nr = folio_nr_pages(folio);
+
+	if (folio_test_anon(folio)) {
+		st->rss += nr;
+		if (folio_test_large(folio))
+			st->rss_huge += nr;
+	} else {
+		st->cache += nr;
+		if (folio_test_swapbacked(folio))
+			st->shmem += nr;
+		if (folio_mapped(folio))
+			st->mapped_file += nr;
+	}
+	if (folio_test_lru(folio))
+		st->lru[folio_lru_list(folio)] += nr;
+}
+
+/*
+ * Count the folios of @mc into @st.  The list is walked from the head in
+ * chunks, each moved to the tail, so that interrupts come on (and, when
+ * @may_sleep, the CPU is given up) between chunks; once round the list,
+ * its order is the same again.  Folios charged, freed or rotated by
+ * reclaim meanwhile may be missed or counted twice.
+ */
+static void mem_stat_local(struct mem_container *mc, struct mem_stat *st,
+			   bool may_sleep)
+{
+	unsigned long flags, left;
 	int i;
 
 	spin_lock_irqsave(&mc->lock, flags);
-	list_for_each_entry(mpe, &mc->folios, node) {
-		struct folio *folio = mpe->folio;
-		long nr = folio_nr_pages(folio);
+	left = mc->nr_folios;
+	while (left && !list_empty(&mc->folios)) {
+		unsigned int n;
 
-		if (folio_test_anon(folio)) {
-			st->rss += nr;
-			if (folio_test_large(folio))
-				st->rss_huge += nr;
-		} else {
-			st->cache += nr;
-			if (folio_test_swapbacked(folio))
-				st->shmem += nr;
-			if (folio_mapped(folio))
-				st->mapped_file += nr;
+		for (n = 0; n < MEM_STAT_CHUNK && left &&
+		     !list_empty(&mc->folios); n++, left--) {
+			struct mem_page_ext *mpe;
+
+			mpe = list_first_entry(&mc->folios,
+					       struct mem_page_ext, node);
+			mem_stat_folio(mpe->folio, st);
+			list_move_tail(&mpe->node, &mc->folios);
 		}
-		if (folio_test_lru(folio))
-			st->lru[folio_lru_list(folio)] += nr;
+		spin_unlock_irqrestore(&mc->lock, flags);
+		if (may_sleep)
+			cond_resched();
+		spin_lock_irqsave(&mc->lock, flags);
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
 	for (i = 0; i < MEM_NR_EVENTS; i++)
@@ -1055,10 +1358,10 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 	st = kcalloc(2, sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	mem_stat_local(mc, &st[0]);
+	mem_stat_local(mc, &st[0], true);
 	rcu_read_lock();
 	for_each_mem_descendant(pos, mc)
-		mem_stat_local(pos, &st[1]);
+		mem_stat_local(pos, &st[1], false);
 	rcu_read_unlock();
 	for (pos = mc; pos && !mem_is_top(pos); pos = pos->parent)
 		limit = min(limit, READ_ONCE(pos->memory.max));
@@ -1088,6 +1391,7 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 	}
 	/* Let go of freed folios that per-CPU LRU batches still hold. */
 	lru_add_drain_all();
+	mem_drain_stocks(mc);
 	while ((nr = page_counter_read(&mc->memory)) && !signal_pending(current))
 		if (!mem_reclaim(mc, nr, GFP_KERNEL))
 			break;
@@ -1096,6 +1400,7 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 		goto out;
 	}
 	/* Own folios only: those of children stay with the children. */
+	mem_drain_stocks(mc);
 	nr = mem_move_folios(mc, mc->parent);
 	if (mem_is_top(mc->parent))
 		page_counter_uncharge(&mc->memory, nr);
@@ -1239,6 +1544,14 @@ static void mem_destroy(struct container_subsys_state *css)
 	/* At the top the moved folios are no longer charged at all. */
 	if (mem_is_top(parent) && nr)
 		page_counter_uncharge(&mc->memory, nr);
+	/*
+	 * Uncharges stock @mc's pages only while its folios are on its
+	 * list: after the move, empty the stocks for good.  No CPU goes
+	 * down meanwhile, whose stock mem_cpu_dead() would empty later.
+	 */
+	cpus_read_lock();
+	mem_drain_stocks(mc);
+	cpus_read_unlock();
 
 	spin_lock(&mem_tree_lock);
 	list_del_rcu(&mc->sibling);
@@ -1246,6 +1559,17 @@ static void mem_destroy(struct container_subsys_state *css)
 	call_rcu(&mc->rcu, mem_free_rcu);
 	static_branch_dec(&mem_charging);
 }
+
+static int __init container_mem_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					"mm/container_mem:dead", NULL,
+					mem_cpu_dead);
+	return ret < 0 ? ret : 0;
+}
+subsys_initcall(container_mem_init);
 
 struct container_subsys mem_subsys = {
 	.name = "memory",
