@@ -132,6 +132,24 @@ fail:
 	return NULL;
 }
 
+long cn_stat_value(const char *cont, const char *key)
+{
+	char *text = cn_read_all(cn_fmt("%s/memory.stat", cont), 4096), *p;
+	size_t len = strlen(key);
+	long v = -1;
+
+	if (!text)
+		return -1;
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, len) && p[len] == ' ') {
+			v = atol(p + len + 1);
+			break;
+		}
+	}
+	free(text);
+	return v;
+}
+
 int cn_read_long(const char *path, long *val)
 {
 	char buf[128], *end;
@@ -1062,6 +1080,32 @@ void cn_env_cleanup(struct cn_env *env)
 		remove_tmpdir(env->tmpdir);
 		env->tmpdir[0] = '\0';
 	}
+}
+
+static int cn_system(const char *cmd)
+{
+	int ret = system(cmd);
+
+	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
+}
+
+int cn_swap_on(void)
+{
+	if (!cn_system("grep -q zram0 /proc/swaps"))
+		return 0;
+	/* The size can be set once only, until the device is reset. */
+	if (cn_long("/sys/block/zram0/disksize") == 0 &&
+	    cn_write("/sys/block/zram0/disksize", "256M"))
+		return -1;
+	if (cn_system("mkswap /dev/zram0 >/dev/null 2>&1") ||
+	    cn_system("swapon /dev/zram0"))
+		return -1;
+	return 0;
+}
+
+void cn_swap_off(void)
+{
+	cn_system("swapoff /dev/zram0 2>/dev/null");
 }
 
 char *cn_fmt(const char *fmt, ...)

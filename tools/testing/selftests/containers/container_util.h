@@ -47,6 +47,8 @@ int cn_remount(const char *dir, const char *opts);
 /* Files. */
 ssize_t cn_read(const char *path, char *buf, size_t size);
 char *cn_read_all(const char *path, size_t chunk);
+/* The value of @key in the memory.stat of container @cont, or -1. */
+long cn_stat_value(const char *cont, const char *key);
 int cn_read_long(const char *path, long *val);
 int cn_read_str(const char *path, char *buf, size_t size);
 int cn_write(const char *path, const char *str);
@@ -86,6 +88,13 @@ int cn_tree_dirs(const char *root);
 int cn_tree_members(const char *root, struct cn_member **out);
 int cn_destroy_tree(const char *root);
 void cn_cleanup_stale(void);
+
+/*
+ * Swap on zram0 (256 MiB) for the memory tests, and off again: the other
+ * tests want none.  cn_swap_on() returns 0 or -1.
+ */
+int cn_swap_on(void);
+void cn_swap_off(void);
 
 /* Processes. */
 pid_t cn_spawn_sleeper(void);

@@ -37,25 +37,6 @@
 #define SLACK		(4 * MB)
 #define UNLIMITED	9223372036854771712L	/* PAGE_COUNTER_MAX pages */
 
-/* A value from memory.stat, or -1. */
-static long stat_value(const char *cont, const char *key)
-{
-	char *text = cn_read_all(cn_fmt("%s/memory.stat", cont), 4096), *p;
-	size_t len = strlen(key);
-	long v = -1;
-
-	if (!text)
-		return -1;
-	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			v = atol(p + len + 1);
-			break;
-		}
-	}
-	free(text);
-	return v;
-}
-
 /*
  * A worker: a child that moved itself into a container and runs the
  * commands the parent sends, answering each with a status byte.
@@ -320,8 +301,8 @@ TEST_F(mem, files_and_defaults)
 	EXPECT_FALSE(cn_exists(P("%s/memory.usage_in_bytes", self->root)));
 	EXPECT_TRUE(cn_exists(P("%s/memory.stat", self->root)));
 	EXPECT_EQ(-EACCES, cn_write(P("%s/memory.usage_in_bytes", c), "0"));
-	EXPECT_EQ(0, stat_value(c, "rss"));
-	EXPECT_EQ(0, stat_value(c, "cache"));
+	EXPECT_EQ(0, cn_stat_value(c, "rss"));
+	EXPECT_EQ(0, cn_stat_value(c, "cache"));
 }
 
 TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
@@ -337,7 +318,7 @@ TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 	u1 = usage(c);
 	EXPECT_GE(u1 - u0, 32 * MB);
 	EXPECT_LE(u1 - u0, 32 * MB + SLACK);
-	EXPECT_GE(stat_value(c, "rss"), 32 * MB);
+	EXPECT_GE(cn_stat_value(c, "rss"), 32 * MB);
 	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), u1);
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	u2 = usage(c);
@@ -346,8 +327,8 @@ TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 	worker_stop(&w);
 	/* Everything the worker had is gone with it. */
 	EXPECT_EQ(0, settled_usage(c));
-	EXPECT_GT(stat_value(c, "pgpgin"), 32 * 256 - 1);
-	EXPECT_EQ(stat_value(c, "pgpgin"), stat_value(c, "pgpgout"));
+	EXPECT_GT(cn_stat_value(c, "pgpgin"), 32 * 256 - 1);
+	EXPECT_EQ(cn_stat_value(c, "pgpgin"), cn_stat_value(c, "pgpgout"));
 	free(c);
 }
 
@@ -365,18 +346,18 @@ TEST_F_TIMEOUT(mem, tmpfs_cache_charged_and_hierarchical, 60)
 	u = usage(c);
 	EXPECT_GE(u, 16 * MB);
 	EXPECT_LE(u, 16 * MB + SLACK);
-	EXPECT_GE(stat_value(c, "cache"), 16 * MB);
-	EXPECT_GE(stat_value(c, "shmem"), 16 * MB);
+	EXPECT_GE(cn_stat_value(c, "cache"), 16 * MB);
+	EXPECT_GE(cn_stat_value(c, "shmem"), 16 * MB);
 	/* The parent sees the child's pages, in its usage and total_*. */
 	EXPECT_GE(usage(p), u);
-	EXPECT_EQ(0, stat_value(p, "cache"));
-	EXPECT_GE(stat_value(p, "total_cache"), 16 * MB);
+	EXPECT_EQ(0, cn_stat_value(p, "cache"));
+	EXPECT_GE(cn_stat_value(p, "total_cache"), 16 * MB);
 	worker_stop(&w);
 	/* The file's pages stay charged after the task is gone... */
 	EXPECT_GE(usage(c), 16 * MB);
 	/* memory.stat, walked 256 folios at a time, adds up to usage: twice. */
 	for (i = 0; i < 2; i++) {
-		EXPECT_EQ(usage(c), stat_value(c, "cache") + stat_value(c, "rss"))
+		EXPECT_EQ(usage(c), cn_stat_value(c, "cache") + cn_stat_value(c, "rss"))
 			TH_LOG("read %d of memory.stat", i);
 	}
 	/* ...until the file goes. */
@@ -455,7 +436,7 @@ TEST_F_TIMEOUT(mem, hard_limit_kills_inside_only, 120)
 	EXPECT_LE(peak, limit);
 	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), limit);
 	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
-	EXPECT_EQ(1, stat_value(c, "oom_kill"));
+	EXPECT_EQ(1, cn_stat_value(c, "oom_kill"));
 	/* The sibling is alive and well. */
 	EXPECT_EQ(0, kill(sib.pid, 0));
 	EXPECT_EQ(0, worker_do(&sib, W_ANON_FREE, 0, NULL));
@@ -505,11 +486,11 @@ TEST_F_TIMEOUT(mem, stocked_pages_not_usage_and_drained_at_limit, 120)
 	u = usage(c);
 	room = (8 * MB - u) / 4096 - 64;
 	ASSERT_GT(room, 1024);
-	out0 = stat_value(c, "pgpgout");
+	out0 = cn_stat_value(c, "pgpgout");
 	EXPECT_EQ(0, worker_do(&w[0], W_PAGES, room, NULL))
 		TH_LOG("touching %ld pages with %ld kB in use", room, u / 1024);
-	EXPECT_EQ(0, stat_value(c, "oom_kill"));
-	EXPECT_EQ(out0, stat_value(c, "pgpgout"));
+	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
+	EXPECT_EQ(out0, cn_stat_value(c, "pgpgout"));
 	EXPECT_GE(usage(c), u + room * 4096);
 	EXPECT_LE(usage(c), 8 * MB);
 	for (i = 0; i < 4; i++)
@@ -610,7 +591,7 @@ TEST_F_TIMEOUT(mem, force_empty_moves_unreclaimable_to_parent, 60)
 	/* tmpfs without swap cannot be reclaimed: it is the parent's now. */
 	EXPECT_EQ(0, usage(c));
 	EXPECT_GE(usage(p), 8 * MB);
-	EXPECT_GE(stat_value(p, "shmem"), 8 * MB);
+	EXPECT_GE(cn_stat_value(p, "shmem"), 8 * MB);
 	ASSERT_EQ(0, unlink(self->file));
 	EXPECT_EQ(0, settled_usage(p));
 	free(p);
@@ -631,9 +612,9 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 	ASSERT_EQ(0, cn_rmdir(c));
 	/* The parent keeps the charge, and gets the pages on its own list. */
 	EXPECT_GE(usage(p), 8 * MB);
-	for (i = 0; i < 100 && stat_value(p, "shmem") < 8 * MB; i++)
+	for (i = 0; i < 100 && cn_stat_value(p, "shmem") < 8 * MB; i++)
 		usleep(10000);
-	EXPECT_GE(stat_value(p, "shmem"), 8 * MB);
+	EXPECT_GE(cn_stat_value(p, "shmem"), 8 * MB);
 	ASSERT_EQ(0, unlink(self->file));
 	EXPECT_EQ(0, settled_usage(p));
 	free(p);
@@ -734,8 +715,8 @@ TEST_F_TIMEOUT(memfs, hard_limit_reclaims_page_cache, 300)
 	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), limit);
 	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), limit - 8 * MB);
 	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
-	EXPECT_EQ(0, stat_value(c, "oom_kill"));
-	EXPECT_GE(stat_value(c, "cache"), 32 * MB);
+	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
+	EXPECT_GE(cn_stat_value(c, "cache"), 32 * MB);
 	worker_stop(&w);
 	free(c);
 }
@@ -759,14 +740,14 @@ TEST_F_TIMEOUT(memfs, soft_limit_handler_reclaims, 300)
 	       u / 1024, took);
 	TH_LOG("max_usage %ld kB, soft_limit_hits %ld, reclaimed %ld pages, throttled %ld",
 	       L(P("%s/memory.max_usage_in_bytes", c)) / 1024,
-	       stat_value(c, "soft_limit_hits"), stat_value(c, "reclaimed"),
-	       stat_value(c, "throttled"));
+	       cn_stat_value(c, "soft_limit_hits"), cn_stat_value(c, "reclaimed"),
+	       cn_stat_value(c, "throttled"));
 	EXPECT_LE(u, soft);
-	EXPECT_GT(stat_value(c, "soft_limit_hits"), 0);
-	EXPECT_GE(stat_value(c, "reclaimed"), (192 - 32 - 8) * 256);
+	EXPECT_GT(cn_stat_value(c, "soft_limit_hits"), 0);
+	EXPECT_GE(cn_stat_value(c, "reclaimed"), (192 - 32 - 8) * 256);
 	/* The limit is soft: there is no failure and no kill. */
 	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
-	EXPECT_EQ(0, stat_value(c, "oom_kill"));
+	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
 	worker_stop(&w);
 	free(c);
 }
@@ -784,11 +765,11 @@ TEST_F_TIMEOUT(memfs, far_over_soft_limit_throttles, 300)
 	ASSERT_EQ(0, worker_do(&w, W_TMPFS_WRITE, 40, NULL));
 	/* ...keep the container more than 1/8 over while it reads. */
 	ASSERT_EQ(0, worker_do(&w, W_READ, 16, BIG_FILE));
-	t = stat_value(c, "throttled");
+	t = cn_stat_value(c, "throttled");
 	TH_LOG("throttled %ld times, handler reclaimed %ld pages, usage %ld kB",
-	       t, stat_value(c, "reclaimed"), usage(c) / 1024);
+	       t, cn_stat_value(c, "reclaimed"), usage(c) / 1024);
 	EXPECT_GT(t, 0);
-	EXPECT_GT(stat_value(c, "reclaimed"), 0);
+	EXPECT_GT(cn_stat_value(c, "reclaimed"), 0);
 	/* The file's pages went; the tmpfs ones stay. */
 	EXPECT_GE(usage(c), 40 * MB);
 	EXPECT_LT(usage(c), 40 * MB + 16 * MB);
@@ -806,11 +787,11 @@ TEST_F_TIMEOUT(memfs, unlimited_container_is_like_none, 300)
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_READ, 64, BIG_FILE));
 	/* Nothing reclaimed, nothing failed, nothing throttled. */
-	EXPECT_GE(stat_value(c, "cache"), 64 * MB);
+	EXPECT_GE(cn_stat_value(c, "cache"), 64 * MB);
 	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
-	EXPECT_EQ(0, stat_value(c, "reclaimed"));
-	EXPECT_EQ(0, stat_value(c, "throttled"));
-	EXPECT_EQ(0, stat_value(c, "soft_limit_hits"));
+	EXPECT_EQ(0, cn_stat_value(c, "reclaimed"));
+	EXPECT_EQ(0, cn_stat_value(c, "throttled"));
+	EXPECT_EQ(0, cn_stat_value(c, "soft_limit_hits"));
 	worker_stop(&w);
 	/* Dropping the cache uncharges it all. */
 	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
@@ -829,11 +810,7 @@ FIXTURE_SETUP(memswap)
 {
 	cn_cleanup_stale();
 	cn_env_init(&self->env);
-	if (run("grep -q zram0 /proc/swaps")) {
-		ASSERT_EQ(0, cn_write("/sys/block/zram0/disksize", "256M"));
-		ASSERT_EQ(0, run("mkswap /dev/zram0 >/dev/null 2>&1"));
-		ASSERT_EQ(0, run("swapon /dev/zram0"));
-	}
+	ASSERT_EQ(0, cn_swap_on());
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
 	snprintf(self->file, sizeof(self->file), "%s/data",
 		 cn_env_tmpdir(&self->env));
@@ -842,8 +819,7 @@ FIXTURE_SETUP(memswap)
 FIXTURE_TEARDOWN(memswap)
 {
 	cn_env_cleanup(&self->env);
-	/* The other tests want no swap. */
-	run("swapoff /dev/zram0");
+	cn_swap_off();
 }
 
 TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
@@ -867,7 +843,7 @@ TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
 	TH_LOG("peak sampled usage %ld kB, failcnt %ld",
 	       peak / 1024, L(P("%s/memory.failcnt", c)));
 	EXPECT_LE(peak, limit);
-	EXPECT_EQ(0, stat_value(c, "oom_kill"));
+	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
 	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
 	/* Freeing it, swapped out or not, leaves no charge... */
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
