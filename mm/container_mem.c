@@ -1048,12 +1048,14 @@ void container_mem_replace(struct folio *old, struct folio *new)
 }
 
 /**
- * container_mem_split - a charged large folio was split
+ * container_mem_split - a charged large folio is being split
  * @head: its first page
  * @old_order: its order before the split
  * @new_order: the order of each new folio
  *
  * Each new folio after the first becomes charged to the same container.
+ * Called before the tail pages become folios of their own, while
+ * page_folio() of a tail page still gives the old large folio.
  */
 void container_mem_split(struct page *head, int old_order, int new_order)
 {
@@ -1077,7 +1079,8 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 			continue;
 		tmpe = page_ext_mem(tpe);
 		tmpe->owner = mc;
-		tmpe->folio = page_folio(head + i);
+		/* The first page of a new folio: the folio, once split. */
+		tmpe->folio = (struct folio *)(head + i);
 		mem_list_add(mc, tmpe);
 		page_ext_put(tpe);
 	}

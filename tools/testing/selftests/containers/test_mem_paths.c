@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The memory subsystem on the charge paths besides the plain 4 KiB fault:
+ * transparent huge pages (fault, split, MADV_COLLAPSE), huge tmpfs pages,
+ * userfaultfd, page migration between NUMA nodes and swap-in.  Each test
+ * moves itself into a fresh container, does the work there and checks
+ * memory.usage_in_bytes and memory.stat before, during and after: every
+ * page is charged once, a folio that changes form keeps its charge, and
+ * nothing stays charged once the memory is gone.
+ *
+ * Needs CONFIG_TRANSPARENT_HUGEPAGE, CONFIG_USERFAULTFD, two NUMA nodes
+ * and zram (the test environment's configuration); a test whose feature
+ * is missing is skipped.
+ *
+ * Loop and if bodies holding an EXPECT_*() or ASSERT_*() keep their braces
+ * even when they are one statement: the harness macros are two statements.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mempolicy.h>
+#include <linux/userfaultfd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "container_util.h"
+
+#define P cn_fmt
+#define L cn_long
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
+
+#define KB		1024L
+#define MB		(1024L * 1024)
+#define HPAGE		(2 * MB)
+#define PAGE		4096L
+/* What the test process itself may charge besides the memory under test. */
+#define SLACK		(1 * MB)
+/* What may stay charged once it is freed: far less than one huge page. */
+#define NOISE		(256 * KB)
+
+#define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+/* A value from /proc/meminfo, in bytes, or -1. */
+static long meminfo_bytes(const char *key)
+{
+	char *text = cn_read_all("/proc/meminfo", 4096), *p;
+	long v = -1;
+
+	if (!text)
+		return -1;
+	p = strstr(text, key);
+	if (p && p[strlen(key)] == ':')
+		v = atol(p + strlen(key) + 1) * KB;
+	free(text);
+	return v;
+}
+
+/* @len bytes of fresh anonymous memory aligned to a huge page, or NULL. */
+static char *map_aligned(size_t len)
+{
+	char *p = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = ((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1);
+	/* Give back the unaligned ends. */
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((char *)a + len, (uintptr_t)p + HPAGE - a);
+	return (char *)a;
+}
+
+static void touch(char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += PAGE)
+		p[i] = 1;
+}
+
+FIXTURE(paths) {
+	struct cn_env env;
+	char *root;
+	char c[CN_PATH_LEN];
+	char mnt[CN_PATH_LEN];	/* a tmpfs of the test's, if not empty */
+};
+
+FIXTURE_SETUP(paths)
+{
+	cn_cleanup_stale();
+	cn_env_init(&self->env);
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
+	snprintf(self->c, sizeof(self->c), "%s/c", self->root);
+	ASSERT_EQ(0, cn_mkdir(self->c));
+}
+
+FIXTURE_TEARDOWN(paths)
+{
+	if (self->mnt[0])
+		umount2(self->mnt, MNT_DETACH);
+	/* Moves the test back to the top before it removes the container. */
+	cn_env_cleanup(&self->env);
+}
+
+static long usage(const char *cont)
+{
+	return L(P("%s/memory.usage_in_bytes", cont));
+}
+
+/*
+ * Wait up to a second for usage to come down to @max at most: folios
+ * that per-CPU LRU batches still hold are freed a little later.
+ */
+static long usage_settles(const char *cont, long max)
+{
+	long start = cn_now_ms(), u;
+
+	while ((u = usage(cont)) > max && cn_now_ms() - start < 1000)
+		cn_sleep_ms(10);
+	return u;
+}
+
+TEST_F_TIMEOUT(paths, thp_fault_charges_huge_folio_then_split, 60)
+{
+	long u0, u1, u2;
+	char *p;
+	int i;
+
+	if (access(THP_SYSFS, F_OK))
+		SKIP(return, "no transparent huge pages");
+	p = map_aligned(HPAGE);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, madvise(p, HPAGE, MADV_HUGEPAGE));
+	ASSERT_EQ(0, cn_move_self(self->c));
+	u0 = usage(self->c);
+
+	/* One touch faults in a whole 2 MiB folio, charged at once. */
+	p[0] = 1;
+	u1 = usage(self->c);
+	/*
+	 * Make every page non-zero: a split maps pages that are all zero
+	 * to the shared zero page and frees them.
+	 */
+	touch(p, HPAGE);
+	EXPECT_EQ(HPAGE, cn_stat_value(self->c, "rss_huge"));
+	EXPECT_GE(u1 - u0, HPAGE);
+	EXPECT_LE(u1 - u0, HPAGE + SLACK);
+	TH_LOG("THP fault: usage +%ld kB, rss_huge %ld kB", (u1 - u0) / KB,
+	       cn_stat_value(self->c, "rss_huge") / KB);
+
+	/* MADV_COLD on half of it splits it: 512 folios, same charge. */
+	for (i = 0; i < 10 && cn_stat_value(self->c, "rss_huge"); i++)
+		if (madvise(p, HPAGE / 2, MADV_COLD))
+			break;
+	EXPECT_EQ(0, cn_stat_value(self->c, "rss_huge"));
+	EXPECT_GE(cn_stat_value(self->c, "rss"), HPAGE);
+	u2 = usage(self->c);
+	EXPECT_GE(u2, u1 - PAGE);
+	EXPECT_LE(u2, u1 + SLACK);
+
+	/*
+	 * Each of the split folios is charged on its own: with the first
+	 * one freed, the other 511 are still anonymous memory.
+	 */
+	ASSERT_EQ(0, munmap(p, PAGE));
+	EXPECT_LE(usage_settles(self->c, u2 - PAGE), u2 - PAGE);
+	EXPECT_GE(cn_stat_value(self->c, "rss"), HPAGE - PAGE);
+	EXPECT_LT(cn_stat_value(self->c, "cache"), NOISE);
+
+	/* Each of the split folios is uncharged when freed. */
+	ASSERT_EQ(0, munmap(p + PAGE, HPAGE - PAGE));
+	EXPECT_LE(usage_settles(self->c, u0 + NOISE), u0 + NOISE);
+	EXPECT_LT(cn_stat_value(self->c, "rss"), SLACK);
+}
+
+TEST_F_TIMEOUT(paths, collapse_charges_huge_folio_once, 60)
+{
+	long u0, u1, u2;
+	int i, ret;
+	char *p;
+
+	if (access(THP_SYSFS, F_OK))
+		SKIP(return, "no transparent huge pages");
+	p = map_aligned(HPAGE);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, cn_move_self(self->c));
+	u0 = usage(self->c);
+
+	/* Without MADV_HUGEPAGE ("madvise" mode) the faults take 4 KiB. */
+	touch(p, HPAGE);
+	u1 = usage(self->c);
+	EXPECT_EQ(0, cn_stat_value(self->c, "rss_huge"));
+	EXPECT_GE(u1 - u0, HPAGE);
+	EXPECT_LE(u1 - u0, HPAGE + SLACK);
+
+	/*
+	 * khugepaged's collapse, run synchronously: a new huge folio is
+	 * charged and the 512 small ones it replaces are uncharged.
+	 */
+	for (i = 0; i < 10; i++) {
+		ret = madvise(p, HPAGE, MADV_COLLAPSE);
+		if (!ret || errno != EAGAIN)
+			break;
+		cn_sleep_ms(10);
+	}
+	ASSERT_EQ(0, ret) TH_LOG("MADV_COLLAPSE: %s", strerror(errno));
+	EXPECT_EQ(HPAGE, cn_stat_value(self->c, "rss_huge"));
+	u2 = usage_settles(self->c, u1 + SLACK);
+	TH_LOG("collapse: usage %+ld kB before, %+ld kB after",
+	       (u1 - u0) / KB, (u2 - u0) / KB);
+	EXPECT_GE(u2 - u0, HPAGE);
+	EXPECT_LE(u2 - u0, HPAGE + SLACK);
+
+	ASSERT_EQ(0, munmap(p, HPAGE));
+	EXPECT_LE(usage_settles(self->c, u0 + NOISE), u0 + NOISE);
+	EXPECT_EQ(0, cn_stat_value(self->c, "rss_huge"));
+}
+
+TEST_F_TIMEOUT(paths, huge_tmpfs_charged_and_uncharged, 60)
+{
+	const char *dir = cn_env_tmpdir(&self->env);
+	char *mnt = self->mnt, file[CN_PATH_LEN + 8];
+	long u0, u1, huge0, huge1;
+	char *buf;
+	int fd;
+
+	if (access(THP_SYSFS, F_OK))
+		SKIP(return, "no transparent huge pages");
+	ASSERT_NE(NULL, dir);
+	snprintf(mnt, sizeof(self->mnt), "%s/huge", dir);
+	snprintf(file, sizeof(file), "%s/f", mnt);
+	ASSERT_EQ(0, mkdir(mnt, 0700));
+	ASSERT_EQ(0, mount("none", mnt, "tmpfs", 0, "huge=always,size=64m"));
+	buf = malloc(8 * MB);
+	ASSERT_NE(NULL, buf);
+	memset(buf, 'h', 8 * MB);
+	huge0 = meminfo_bytes("ShmemHugePages");
+	ASSERT_EQ(0, cn_move_self(self->c));
+	u0 = usage(self->c);
+
+	fd = open(file, O_WRONLY | O_CREAT, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(8 * MB, write(fd, buf, 8 * MB));
+	close(fd);
+	u1 = usage(self->c);
+	huge1 = meminfo_bytes("ShmemHugePages");
+	TH_LOG("8 MiB on huge tmpfs: usage +%ld kB, ShmemHugePages +%ld kB",
+	       (u1 - u0) / KB, (huge1 - huge0) / KB);
+	/* The file is in huge folios, charged to the writer's container. */
+	EXPECT_GE(huge1 - huge0, 6 * MB);
+	EXPECT_GE(u1 - u0, 8 * MB);
+	EXPECT_LE(u1 - u0, 8 * MB + SLACK);
+	EXPECT_GE(cn_stat_value(self->c, "shmem"), 8 * MB);
+
+	ASSERT_EQ(0, unlink(file));
+	EXPECT_LE(usage_settles(self->c, u0 + NOISE), u0 + NOISE);
+	EXPECT_EQ(0, cn_stat_value(self->c, "shmem"));
+	free(buf);
+}
+
+TEST_F_TIMEOUT(paths, userfaultfd_copy_charged_zeropage_not, 60)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_copy copy = { 0 };
+	struct uffdio_zeropage zero = { 0 };
+	long len = 8 * MB, u0, u1, u2;
+	char *src, *dst;
+	int uffd;
+
+	if (access("/proc/sys/vm/unprivileged_userfaultfd", F_OK))
+		SKIP(return, "no userfaultfd");
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, uffd);
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	/* The source is touched before the move: not charged to c. */
+	src = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	dst = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	ASSERT_NE(MAP_FAILED, dst);
+	/* 4 KiB folios throughout, whatever the THP settings. */
+	ASSERT_EQ(0, madvise(dst, 2 * len, MADV_NOHUGEPAGE));
+	memset(src, 'u', len);
+	reg.range.start = (uintptr_t)dst;
+	reg.range.len = 2 * len;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, cn_move_self(self->c));
+	u0 = usage(self->c);
+
+	/* UFFDIO_COPY allocates, charges and maps 2048 new pages. */
+	copy.dst = (uintptr_t)dst;
+	copy.src = (uintptr_t)src;
+	copy.len = len;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	ASSERT_EQ(len, copy.copy);
+	u1 = usage(self->c);
+	EXPECT_GE(u1 - u0, len);
+	EXPECT_LE(u1 - u0, len + SLACK);
+	EXPECT_EQ('u', dst[len - 1]);
+
+	/* UFFDIO_ZEROPAGE maps the shared zero page: nothing to charge. */
+	zero.range.start = (uintptr_t)dst + len;
+	zero.range.len = len;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	ASSERT_EQ(len, zero.zeropage);
+	u2 = usage(self->c);
+	EXPECT_LE(u2, u1 + SLACK / 4);
+	TH_LOG("UFFDIO_COPY of 8 MiB: usage +%ld kB; UFFDIO_ZEROPAGE: %+ld kB",
+	       (u1 - u0) / KB, (u2 - u1) / KB);
+
+	ASSERT_EQ(0, munmap(dst, 2 * len));
+	EXPECT_LE(usage_settles(self->c, u0 + NOISE), u0 + NOISE);
+	close(uffd);
+	munmap(src, len);
+}
+
+/*
+ * Move @n pages from @p on to @node; 0 when every one landed there.  A
+ * page of a large folio stands for the whole folio.
+ */
+static int move_to_node(char *p, long n, int node)
+{
+	void **pages = calloc(n, sizeof(*pages));
+	int *nodes = calloc(n, sizeof(*nodes));
+	int *status = calloc(n, sizeof(*status));
+	long i, bad = 0;
+
+	if (!pages || !nodes || !status)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		pages[i] = p + i * PAGE;
+		nodes[i] = node;
+	}
+	if (syscall(__NR_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE))
+		bad = -errno;
+	for (i = 0; !bad && i < n; i++)
+		if (status[i] != node)
+			bad = status[i] < 0 ? status[i] : -EAGAIN;
+	free(pages);
+	free(nodes);
+	free(status);
+	return bad;
+}
+
+/* The node the page at @p is on, or a negative errno. */
+static int node_of(char *p)
+{
+	void *page = p;
+	int status;
+
+	if (syscall(__NR_move_pages, 0, 1, &page, NULL, &status, 0))
+		return -errno;
+	return status;
+}
+
+TEST_F_TIMEOUT(paths, migration_moves_the_charge, 120)
+{
+	long len = 8 * MB, n = len / PAGE, u0, u1, u2, in1;
+	char *small, *huge;
+	int from, to, i;
+
+	if (access("/sys/devices/system/node/node1", F_OK))
+		SKIP(return, "one NUMA node");
+	if (access(THP_SYSFS, F_OK))
+		SKIP(return, "no transparent huge pages");
+	small = map_aligned(len);
+	huge = map_aligned(HPAGE);
+	ASSERT_NE(NULL, small);
+	ASSERT_NE(NULL, huge);
+	ASSERT_EQ(0, madvise(small, len, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, madvise(huge, HPAGE, MADV_HUGEPAGE));
+	ASSERT_EQ(0, cn_move_self(self->c));
+	u0 = usage(self->c);
+	touch(small, len);
+	touch(huge, HPAGE);
+	u1 = usage(self->c);
+	in1 = cn_stat_value(self->c, "pgpgin");
+	EXPECT_GE(u1 - u0, len + HPAGE);
+	EXPECT_LE(u1 - u0, len + HPAGE + SLACK);
+
+	/* Every page to the other node and back: the charge goes along. */
+	from = node_of(small);
+	ASSERT_LE(0, from);
+	to = !from;
+	for (i = 0; i < 2; i++) {
+		int node = i ? from : to;
+
+		EXPECT_EQ(0, move_to_node(small, n, node));
+		EXPECT_EQ(0, move_to_node(huge, 1, node));
+		EXPECT_EQ(node, node_of(small + len - PAGE));
+		EXPECT_EQ(node, node_of(huge + HPAGE - PAGE));
+		u2 = usage_settles(self->c, u1 + SLACK);
+		EXPECT_GE(u2, u1 - PAGE);
+		EXPECT_LE(u2, u1 + SLACK);
+		EXPECT_GE(cn_stat_value(self->c, "rss"), len + HPAGE);
+	}
+	/* Migration charges nothing new: it moves the old folio's charge. */
+	EXPECT_LE(cn_stat_value(self->c, "pgpgin") - in1, SLACK / PAGE);
+	TH_LOG("migrated %ld MiB there and back: usage %+ld kB",
+	       (len + HPAGE) / MB, (u2 - u1) / KB);
+
+	ASSERT_EQ(0, munmap(small, len));
+	ASSERT_EQ(0, munmap(huge, HPAGE));
+	EXPECT_LE(usage_settles(self->c, u0 + NOISE), u0 + NOISE);
+}
+
+/* Anonymous memory swapped out to zram and back in. */
+FIXTURE(swapin) {
+	struct cn_env env;
+	char *root;
+	char c[CN_PATH_LEN];
+};
+
+FIXTURE_SETUP(swapin)
+{
+	cn_cleanup_stale();
+	cn_env_init(&self->env);
+	ASSERT_EQ(0, cn_swap_on());
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
+	snprintf(self->c, sizeof(self->c), "%s/c", self->root);
+	ASSERT_EQ(0, cn_mkdir(self->c));
+}
+
+FIXTURE_TEARDOWN(swapin)
+{
+	cn_env_cleanup(&self->env);
+	cn_swap_off();
+}
+
+TEST_F_TIMEOUT(swapin, swapped_out_uncharged_swapped_in_charged, 120)
+{
+	long len = 8 * MB, u0, u1, u2, u3, sum = 0, i;
+	char *p;
+
+	p = map_aligned(len);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, madvise(p, len, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, cn_move_self(self->c));
+	u0 = usage(self->c);
+	memset(p, 's', len);
+	u1 = usage(self->c);
+	EXPECT_GE(u1 - u0, len);
+
+	/* Swap space is not charged: a page written out leaves usage. */
+	ASSERT_EQ(0, madvise(p, len, MADV_PAGEOUT));
+	u2 = usage_settles(self->c, u0 + len / 4);
+	EXPECT_LE(u2, u0 + len / 4);
+
+	/* Reading it back charges each page again, through swap-in. */
+	for (i = 0; i < len; i += PAGE)
+		sum += p[i];
+	u3 = usage(self->c);
+	TH_LOG("8 MiB anonymous: usage +%ld kB, paged out +%ld kB, swapped in +%ld kB",
+	       (u1 - u0) / KB, (u2 - u0) / KB, (u3 - u0) / KB);
+	EXPECT_GE(u3 - u0, len);
+	EXPECT_LE(u3 - u0, len + SLACK);
+	EXPECT_EQ('s' * (len / PAGE), sum);
+
+	ASSERT_EQ(0, munmap(p, len));
+	/* Freed swap cache goes with its page; force_empty lets stragglers go. */
+	ASSERT_EQ(0, cn_move_self(self->root));
+	ASSERT_EQ(0, cn_write(P("%s/memory.force_empty", self->c), "0"));
+	EXPECT_EQ(0, usage(self->c));
+}
+
+TEST_HARNESS_MAIN
