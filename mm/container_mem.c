@@ -1089,35 +1089,50 @@ out:
 	page_ext_put(pe);
 }
 
+/* Folios handled with interrupts off at a time, at most. */
+#define MEM_FOLIO_CHUNK	256
+
 /*
  * Move every folio of @mc to @to, or make them uncharged when @to is the
- * top.  The counters are the caller's business.  Return the pages moved.
+ * top.  The counters are the caller's business.  The list is handled
+ * MEM_FOLIO_CHUNK folios at a time, oldest first, the locks dropped in
+ * between: uncharges go on meanwhile, each under the lock of the owner it
+ * finds.  @mc must get no new folios.  May sleep.
+ * Return: the pages moved.
  */
 static unsigned long mem_move_folios(struct mem_container *mc,
 				     struct mem_container *to)
 {
-	struct mem_page_ext *mpe, *tmp;
+	bool to_top = mem_is_top(to);
 	unsigned long flags, nr = 0;
+	unsigned int n;
 
-	spin_lock_irqsave(&mc->lock, flags);
-	if (mem_is_top(to)) {
-		/* The top keeps no list: the folios become uncharged. */
-		list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
+	do {
+		spin_lock_irqsave(&mc->lock, flags);
+		if (!to_top)
+			spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+		for (n = 0; n < MEM_FOLIO_CHUNK && !list_empty(&mc->folios);
+		     n++) {
+			struct mem_page_ext *mpe;
+
+			mpe = list_first_entry(&mc->folios, struct mem_page_ext,
+					       node);
 			nr += folio_nr_pages(mpe->folio);
-			mem_list_del(mc, mpe);
-		}
-	} else {
-		spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
-		list_for_each_entry(mpe, &mc->folios, node) {
-			nr += folio_nr_pages(mpe->folio);
+			if (to_top) {
+				/* The top keeps no list: uncharged. */
+				mem_list_del(mc, mpe);
+				continue;
+			}
+			list_move_tail(&mpe->node, &to->folios);
 			mpe->owner = to;
+			mc->nr_folios--;
+			to->nr_folios++;
 		}
-		list_splice_tail_init(&mc->folios, &to->folios);
-		to->nr_folios += mc->nr_folios;
-		mc->nr_folios = 0;
-		spin_unlock(&to->lock);
-	}
-	spin_unlock_irqrestore(&mc->lock, flags);
+		if (!to_top)
+			spin_unlock(&to->lock);
+		spin_unlock_irqrestore(&mc->lock, flags);
+		cond_resched();
+	} while (n == MEM_FOLIO_CHUNK);
 	return nr;
 }
 
@@ -1258,9 +1273,6 @@ struct mem_stat {
 	unsigned long events[MEM_NR_EVENTS];
 };
 
-/* Folios memory.stat counts with interrupts off, at most. */
-#define MEM_STAT_CHUNK	256
-
 static void mem_stat_folio(struct folio *folio, struct mem_stat *st)
 {
 	long nr = folio_nr_pages(folio);
@@ -1298,7 +1310,7 @@ static void mem_stat_local(struct mem_container *mc, struct mem_stat *st,
 	while (left && !list_empty(&mc->folios)) {
 		unsigned int n;
 
-		for (n = 0; n < MEM_STAT_CHUNK && left &&
+		for (n = 0; n < MEM_FOLIO_CHUNK && left &&
 		     !list_empty(&mc->folios); n++, left--) {
 			struct mem_page_ext *mpe;
 
