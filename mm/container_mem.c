@@ -1097,7 +1097,9 @@ out:
  * top.  The counters are the caller's business.  The list is handled
  * MEM_FOLIO_CHUNK folios at a time, oldest first, the locks dropped in
  * between: uncharges go on meanwhile, each under the lock of the owner it
- * finds.  @mc must get no new folios.  May sleep.
+ * finds, and a folio that replacement or a split adds to @mc meanwhile is
+ * moved with the rest (the loop runs until the list is empty).  @mc must
+ * get no new charges.  May sleep.
  * Return: the pages moved.
  */
 static unsigned long mem_move_folios(struct mem_container *mc,

@@ -1082,7 +1082,7 @@ void cn_env_cleanup(struct cn_env *env)
 	}
 }
 
-static int cn_system(const char *cmd)
+int cn_run(const char *cmd)
 {
 	int ret = system(cmd);
 
@@ -1091,21 +1091,21 @@ static int cn_system(const char *cmd)
 
 int cn_swap_on(void)
 {
-	if (!cn_system("grep -q zram0 /proc/swaps"))
+	if (!cn_run("grep -q zram0 /proc/swaps"))
 		return 0;
 	/* The size can be set once only, until the device is reset. */
 	if (cn_long("/sys/block/zram0/disksize") == 0 &&
 	    cn_write("/sys/block/zram0/disksize", "256M"))
 		return -1;
-	if (cn_system("mkswap /dev/zram0 >/dev/null 2>&1") ||
-	    cn_system("swapon /dev/zram0"))
+	if (cn_run("mkswap /dev/zram0 >/dev/null 2>&1") ||
+	    cn_run("swapon /dev/zram0"))
 		return -1;
 	return 0;
 }
 
 void cn_swap_off(void)
 {
-	cn_system("swapoff /dev/zram0 2>/dev/null");
+	cn_run("swapoff /dev/zram0 2>/dev/null");
 }
 
 char *cn_fmt(const char *fmt, ...)

@@ -89,6 +89,9 @@ int cn_tree_members(const char *root, struct cn_member **out);
 int cn_destroy_tree(const char *root);
 void cn_cleanup_stale(void);
 
+/* Run a shell command; its exit status, or -1 if it did not exit. */
+int cn_run(const char *cmd);
+
 /*
  * Swap on zram0 (256 MiB) for the memory tests, and off again: the other
  * tests want none.  cn_swap_on() returns 0 or -1.

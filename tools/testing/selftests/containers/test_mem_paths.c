@@ -342,8 +342,10 @@ static int move_to_node(char *p, long n, int node)
 	int *status = calloc(n, sizeof(*status));
 	long i, bad = 0;
 
-	if (!pages || !nodes || !status)
-		return -ENOMEM;
+	if (!pages || !nodes || !status) {
+		bad = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		pages[i] = p + i * PAGE;
 		nodes[i] = node;
@@ -353,6 +355,7 @@ static int move_to_node(char *p, long n, int node)
 	for (i = 0; !bad && i < n; i++)
 		if (status[i] != node)
 			bad = status[i] < 0 ? status[i] : -EAGAIN;
+out:
 	free(pages);
 	free(nodes);
 	free(status);

@@ -632,13 +632,6 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 #define BIG_FILE	RAM_MNT "/big"
 #define BIG_MB		256
 
-static int run(const char *cmd)
-{
-	int ret = system(cmd);
-
-	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
-}
-
 static int setup_big_file(void)
 {
 	static char buf[1 << 20];
@@ -648,9 +641,9 @@ static int setup_big_file(void)
 	mkdir(RAM_MNT, 0755);
 	if (!stat(BIG_FILE, &st) && st.st_size == BIG_MB * MB)
 		goto drop;
-	if (run("grep -q " RAM_MNT " /proc/mounts") &&
-	    (run("mke2fs -q " RAM_DEV " >/dev/null 2>&1") ||
-	     run("mount -t ext2 " RAM_DEV " " RAM_MNT)))
+	if (cn_run("grep -q " RAM_MNT " /proc/mounts") &&
+	    (cn_run("mke2fs -q " RAM_DEV " >/dev/null 2>&1") ||
+	     cn_run("mount -t ext2 " RAM_DEV " " RAM_MNT)))
 		return -1;
 	fd = open(BIG_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
