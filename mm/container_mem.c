@@ -406,10 +406,18 @@ static int mem_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
-/* Charged pages of @mc's subtree, not counting those in stocks. */
+/*
+ * Charged pages of @mc's subtree, not counting those in stocks.
+ *
+ * page_counter_try_charge() adds first and takes a charge back when it
+ * finds the counter over the limit, so a reader can catch an attempt that
+ * fails; the watermark only ever sees charges that stuck, and bounds what
+ * is reported by what was really charged at some point.
+ */
 static unsigned long mem_usage(struct mem_container *mc)
 {
-	long usage = page_counter_read(&mc->memory);
+	long usage = min(page_counter_read(&mc->memory),
+			 READ_ONCE(mc->memory.watermark));
 	int cpu;
 
 	rcu_read_lock();

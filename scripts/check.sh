@@ -11,6 +11,7 @@ job=${JOB:-check}	# the harness's own tests use other jobs
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 pass=0 fail=0 skip=0
+failed=""
 for arg; do
 	name=${arg%%:*} kernel=${arg#*:}
 	echo "=== check: $name ($(date +%T)) ==="
@@ -32,9 +33,16 @@ for arg; do
 	[ -z "$f" ] && f=1
 	[ "$r" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	pass=$((pass + ${p:-0})) fail=$((fail + f)) skip=$((skip + ${s:-0}))
+	# Name what failed, so that the tail of the output is enough to start.
+	if [ "$f" -gt 0 ]; then
+		failed+=$(grep -hE '^(# )*not ok|^# # .*:[0-9]+:.*Expected|^# # +FAIL|^boot: ' \
+			"$log/check-$name.log" 2>/dev/null | grep -v ' # SKIP' |
+			head -n 20 | sed "s/^/$name: /")$'\n'
+	fi
 	echo "=== $name: ${p:-0} passed, $f failed, ${s:-0} skipped" \
 	     "in $(($(date +%s) - start))s (console: build/log/check-$name.log) ==="
 done
 [ "$skip" -gt 0 ] && echo "($skip skipped)"
+[ -n "$failed" ] && printf 'failures:\n%s' "$failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
