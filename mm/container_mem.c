@@ -24,6 +24,16 @@
  * container (struct mem_stock), so that most charges and uncharges touch
  * only that CPU's data, not the counters of every ancestor.
  *
+ * Statistics.  memory.stat is kept in per-CPU counters.  What kind of
+ * page a folio is (anonymous, page cache, shmem) is not known when it is
+ * charged, but it is when the folio first goes on an LRU list: the hook in
+ * lruvec_add_folio() records the kind and the list in page_ext and counts
+ * them; uncharge, migration and THP split take them back or pass them on.
+ * mapped_file follows the rmap's NR_FILE_MAPPED updates.  These updates
+ * go to the folio's owner of the moment, read under RCU without its lock;
+ * when the folios of a container move to its parent, whatever its
+ * counters still hold is folded into the parent's after a grace period.
+ *
  * Limits.  A charge that would take a container (or an ancestor) over its
  * hard limit first reclaims folios of that container's subtree: isolated
  * from the LRU and handed to reclaim_pages(), file pages first, anonymous
@@ -104,7 +114,19 @@ enum mem_event {
 	MEM_NR_EVENTS,
 };
 
-struct mem_events {
+/* Page counts of memory.stat: per CPU, and folded from removed children. */
+enum mem_stat_item {
+	MEM_CACHE,		/* page cache, shmem included */
+	MEM_RSS,		/* anonymous (and swap cache) */
+	MEM_RSS_HUGE,		/* anonymous large folios */
+	MEM_SHMEM,		/* shmem/tmpfs page cache */
+	MEM_MAPPED_FILE,	/* page cache mapped in page tables */
+	MEM_LRU_BASE,		/* + enum lru_list: last LRU list put on */
+	MEM_NR_STATS = MEM_LRU_BASE + NR_LRU_LISTS,
+};
+
+struct mem_percpu {
+	long stat[MEM_NR_STATS];
 	unsigned long ev[MEM_NR_EVENTS];
 };
 
@@ -121,7 +143,9 @@ struct mem_events {
  * @parent: the parent's state, NULL at the top
  * @children: child states (RCU list, mem_tree_lock)
  * @sibling: entry in @parent's @children
- * @events: per-CPU event counters
+ * @pcpu: per-CPU page counts and event counters
+ * @folded: page counts handed over from removed descendants (and to them,
+ *	for updates that reached this container after its folios left)
  * @soft_work: the over-limit handler (container_mem_wq)
  * @throttle: current throttling delay in jiffies, 0 when not throttling
  * @rcu: frees the structure
@@ -138,20 +162,33 @@ struct mem_container {
 	struct mem_container *parent;
 	struct list_head children;
 	struct list_head sibling;
-	struct mem_events __percpu *events;
+	struct mem_percpu __percpu *pcpu;
+	atomic_long_t folded[MEM_NR_STATS];
 	struct work_struct soft_work;
 	unsigned long throttle;
 	struct rcu_head rcu;
 };
 
+/* What a charged folio counts as in memory.stat (mem_page_ext.kind). */
+#define MEM_KIND_COUNTED	0x1	/* the bits below are set */
+#define MEM_KIND_ANON		0x2
+#define MEM_KIND_SHMEM		0x4
+#define MEM_KIND_HUGE		0x8	/* large, and MEM_KIND_ANON */
+
 /*
- * What page_ext holds for the head page of a charged folio.  All three
- * fields are protected by the owner's lock.
+ * What page_ext holds for the head page of a charged folio.  @owner,
+ * @node and @folio are protected by the owner's lock.  @kind and @lru
+ * are written by the LRU hook under the LRU lock while the folio is
+ * referenced, and otherwise only where no LRU add can run: charge,
+ * uncharge (refcount zero), migration (folio isolated) and split (folio
+ * frozen).
  */
 struct mem_page_ext {
 	struct mem_container *owner;
 	struct list_head node;
 	struct folio *folio;
+	unsigned char kind;
+	unsigned char lru;	/* 1 + the LRU list it is counted on, or 0 */
 };
 
 /**
@@ -191,7 +228,7 @@ static DEFINE_SPINLOCK(mem_tree_lock);
  * a patched-out branch.  Counts the containers; a container's folios are
  * handed up (at the top: uncharged) before its count is dropped.
  */
-static DEFINE_STATIC_KEY_FALSE(mem_charging);
+DEFINE_STATIC_KEY_FALSE(container_mem_charging);
 static DEFINE_MUTEX(mem_limit_mutex);
 /* Runs the over-limit handlers; reclaim may be needed to make progress. */
 static struct workqueue_struct *container_mem_wq;
@@ -224,7 +261,7 @@ static inline bool mem_is_top(const struct mem_container *mc)
 static void mem_event(struct mem_container *mc, enum mem_event ev,
 		      unsigned long n)
 {
-	this_cpu_add(mc->events->ev[ev], n);
+	this_cpu_add(mc->pcpu->ev[ev], n);
 }
 
 static unsigned long mem_event_sum(struct mem_container *mc, enum mem_event ev)
@@ -233,8 +270,147 @@ static unsigned long mem_event_sum(struct mem_container *mc, enum mem_event ev)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(mc->events, cpu)->ev[ev];
+		sum += per_cpu_ptr(mc->pcpu, cpu)->ev[ev];
 	return sum;
+}
+
+static void mem_stat_mod(struct mem_container *mc, enum mem_stat_item item,
+			 long nr)
+{
+	this_cpu_add(mc->pcpu->stat[item], nr);
+}
+
+/* Pages @mc counts for @item; negative for a moment while folios move. */
+static long mem_stat_read(struct mem_container *mc, enum mem_stat_item item)
+{
+	long sum = atomic_long_read(&mc->folded[item]);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(mc->pcpu, cpu)->stat[item];
+	return sum;
+}
+
+/*
+ * Hand what @mc's counters hold over to @to (NULL: the top, which keeps
+ * none).  Called once @mc's folios have left it and a grace period has
+ * passed, so that no update for them can still reach @mc.
+ */
+static void mem_stat_fold(struct mem_container *mc, struct mem_container *to)
+{
+	int i;
+
+	for (i = 0; i < MEM_NR_STATS; i++) {
+		long v = mem_stat_read(mc, i);
+
+		atomic_long_sub(v, &mc->folded[i]);
+		if (to)
+			atomic_long_add(v, &to->folded[i]);
+	}
+}
+
+static void mem_count_kind(struct mem_container *mc, unsigned int kind,
+			   long nr)
+{
+	if (!(kind & MEM_KIND_COUNTED))
+		return;
+	if (kind & MEM_KIND_ANON) {
+		mem_stat_mod(mc, MEM_RSS, nr);
+		if (kind & MEM_KIND_HUGE)
+			mem_stat_mod(mc, MEM_RSS_HUGE, nr);
+	} else {
+		mem_stat_mod(mc, MEM_CACHE, nr);
+		if (kind & MEM_KIND_SHMEM)
+			mem_stat_mod(mc, MEM_SHMEM, nr);
+	}
+}
+
+/* Take the @nr pages of @mpe's folio out of @mc's page counts. */
+static void mem_uncount(struct mem_container *mc, struct mem_page_ext *mpe,
+			long nr)
+{
+	mem_count_kind(mc, mpe->kind, -nr);
+	if (mpe->lru)
+		mem_stat_mod(mc, MEM_LRU_BASE + mpe->lru - 1, -nr);
+	mpe->kind = 0;
+	mpe->lru = 0;
+}
+
+static unsigned int mem_folio_kind(struct folio *folio)
+{
+	unsigned int kind = MEM_KIND_COUNTED;
+
+	/*
+	 * A folio read from swap is in the swap cache before anything maps
+	 * it: count it as anonymous (a shmem one read back from swap too).
+	 */
+	if (folio_test_anon(folio) || folio_test_swapcache(folio)) {
+		kind |= MEM_KIND_ANON;
+		if (folio_test_large(folio))
+			kind |= MEM_KIND_HUGE;
+	} else if (folio_test_swapbacked(folio)) {
+		kind |= MEM_KIND_SHMEM;
+	}
+	return kind;
+}
+
+/**
+ * __container_mem_lru_add - a folio goes on an LRU list
+ * @folio: the folio
+ * @lru: the list (enum lru_list)
+ *
+ * Counts a charged folio on @lru instead of the list it was last counted
+ * on, and the first time, counts its kind.  A folio taken off its list
+ * (isolated for reclaim or migration) stays counted on it until it is put
+ * back or freed.
+ *
+ * Context: the folio's LRU lock held, interrupts off.
+ */
+void __container_mem_lru_add(struct folio *folio, int lru)
+{
+	struct mem_page_ext *mpe;
+	struct mem_container *mc;
+	struct page_ext *pe;
+	long nr;
+
+	pe = page_ext_get(&folio->page);
+	if (!pe)
+		return;
+	mpe = page_ext_mem(pe);
+	mc = READ_ONCE(mpe->owner);
+	if (mc) {
+		nr = folio_nr_pages(folio);
+		if (!mpe->kind) {
+			mpe->kind = mem_folio_kind(folio);
+			mem_count_kind(mc, mpe->kind, nr);
+		}
+		if (mpe->lru)
+			mem_stat_mod(mc, MEM_LRU_BASE + mpe->lru - 1, -nr);
+		mpe->lru = lru + 1;
+		mem_stat_mod(mc, MEM_LRU_BASE + lru, nr);
+	}
+	page_ext_put(pe);
+}
+
+/**
+ * __container_mem_mod_mapped - pages of a file folio are mapped or unmapped
+ * @folio: the folio
+ * @nr: how many pages more are mapped (negative: fewer)
+ *
+ * Context: the page table lock held.
+ */
+void __container_mem_mod_mapped(struct folio *folio, int nr)
+{
+	struct mem_container *mc;
+	struct page_ext *pe;
+
+	pe = page_ext_get(&folio->page);
+	if (!pe)
+		return;
+	mc = READ_ONCE(page_ext_mem(pe)->owner);
+	if (mc)
+		mem_stat_mod(mc, MEM_MAPPED_FILE, nr);
+	page_ext_put(pe);
 }
 
 /*
@@ -830,6 +1006,8 @@ static void mem_commit(struct mem_container *mc, struct folio *folio)
 	}
 	mpe->owner = mc;
 	mpe->folio = folio;
+	mpe->kind = 0;
+	mpe->lru = 0;
 	mem_list_add(mc, mpe);
 	spin_unlock_irqrestore(&mc->lock, flags);
 	page_ext_put(pe);
@@ -853,7 +1031,7 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 	struct mem_container *mc;
 	int ret;
 
-	if (!static_branch_unlikely(&mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging))
 		return 0;
 	mc = mem_get_charge_target(mm);
 	if (!mc)
@@ -917,7 +1095,7 @@ void container_mem_uncharge(struct folio *folio)
 	struct page_ext *pe;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging))
 		return;
 	pe = page_ext_get(&folio->page);
 	if (!pe)
@@ -925,6 +1103,7 @@ void container_mem_uncharge(struct folio *folio)
 	mpe = page_ext_mem(pe);
 	mc = mem_lock_owner(mpe, &flags);
 	if (mc) {
+		mem_uncount(mc, mpe, folio_nr_pages(folio));
 		mem_list_del(mc, mpe);
 		mem_uncharge_unlock(mc, folio_nr_pages(folio), 1, flags);
 	}
@@ -941,7 +1120,7 @@ void container_mem_uncharge_folios(struct folio_batch *folios)
 	struct mem_container *locked = NULL;
 	unsigned int i;
 
-	if (!static_branch_unlikely(&mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging))
 		return;
 	/*
 	 * Folios of one container usually come together: keep its lock
@@ -969,6 +1148,7 @@ void container_mem_uncharge_folios(struct folio_batch *folios)
 			mc = locked;
 		}
 		if (mc) {
+			mem_uncount(mc, mpe, folio_nr_pages(folio));
 			mem_list_del(mc, mpe);
 			nr += folio_nr_pages(folio);
 			events++;
@@ -992,7 +1172,7 @@ void container_mem_migrate(struct folio *old, struct folio *new)
 	struct mem_container *mc;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging))
 		return;
 	pe_old = page_ext_get(&old->page);
 	if (!pe_old)
@@ -1006,9 +1186,15 @@ void container_mem_migrate(struct folio *old, struct folio *new)
 
 			nmpe->owner = mc;
 			nmpe->folio = new;
+			/* Its kind goes with it; @new is not on a list yet. */
+			nmpe->kind = mpe->kind;
+			nmpe->lru = 0;
+			mpe->kind = 0;
+			mem_uncount(mc, mpe, folio_nr_pages(old));
 			list_replace(&mpe->node, &nmpe->node);
 			mem_clear(mpe);
 		} else {
+			mem_uncount(mc, mpe, folio_nr_pages(old));
 			mem_list_del(mc, mpe);
 		}
 		spin_unlock_irqrestore(&mc->lock, flags);
@@ -1034,7 +1220,7 @@ void container_mem_replace(struct folio *old, struct folio *new)
 	struct mem_container *mc;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging))
 		return;
 	pe_old = page_ext_get(&old->page);
 	if (!pe_old)
@@ -1046,6 +1232,8 @@ void container_mem_replace(struct folio *old, struct folio *new)
 		page_counter_charge(&mc->memory, folio_nr_pages(new));
 		mpe->owner = mc;
 		mpe->folio = new;
+		mpe->kind = 0;
+		mpe->lru = 0;
 		mem_list_add(mc, mpe);
 		spin_unlock_irqrestore(&mc->lock, flags);
 		mem_event(mc, MEM_PGPGIN, 1);
@@ -1067,18 +1255,25 @@ void container_mem_replace(struct folio *old, struct folio *new)
  */
 void container_mem_split(struct page *head, int old_order, int new_order)
 {
+	struct mem_page_ext *mpe;
 	struct mem_container *mc;
 	struct page_ext *pe;
 	unsigned long flags, i;
 
-	if (!static_branch_unlikely(&mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging))
 		return;
 	pe = page_ext_get(head);
 	if (!pe)
 		return;
-	mc = mem_lock_owner(page_ext_mem(pe), &flags);
+	mpe = page_ext_mem(pe);
+	mc = mem_lock_owner(mpe, &flags);
 	if (!mc)
 		goto out;
+	/* Small anonymous folios are no longer rss_huge. */
+	if ((mpe->kind & MEM_KIND_HUGE) && !new_order) {
+		mem_stat_mod(mc, MEM_RSS_HUGE, -(1L << old_order));
+		mpe->kind &= ~MEM_KIND_HUGE;
+	}
 	for (i = 1UL << new_order; i < 1UL << old_order; i += 1UL << new_order) {
 		struct page_ext *tpe = page_ext_get(head + i);
 		struct mem_page_ext *tmpe;
@@ -1089,6 +1284,9 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 		tmpe->owner = mc;
 		/* The first page of a new folio: the folio, once split. */
 		tmpe->folio = (struct folio *)(head + i);
+		/* Each new folio counts its own pages as the old one did. */
+		tmpe->kind = mpe->kind;
+		tmpe->lru = mpe->lru;
 		mem_list_add(mc, tmpe);
 		page_ext_put(tpe);
 	}
@@ -1278,63 +1476,16 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 
 /* The counts of memory.stat, in pages except for the events. */
 struct mem_stat {
-	unsigned long cache, rss, rss_huge, shmem, mapped_file;
-	unsigned long lru[NR_LRU_LISTS];
+	long stat[MEM_NR_STATS];
 	unsigned long events[MEM_NR_EVENTS];
 };
 
-static void mem_stat_folio(struct folio *folio, struct mem_stat *st)
+static void mem_stat_add(struct mem_container *mc, struct mem_stat *st)
 {
-	long nr = folio_nr_pages(folio);
-
-	if (folio_test_anon(folio)) {
-		st->rss += nr;
-		if (folio_test_large(folio))
-			st->rss_huge += nr;
-	} else {
-		st->cache += nr;
-		if (folio_test_swapbacked(folio))
-			st->shmem += nr;
-		if (folio_mapped(folio))
-			st->mapped_file += nr;
-	}
-	if (folio_test_lru(folio))
-		st->lru[folio_lru_list(folio)] += nr;
-}
-
-/*
- * Count the folios of @mc into @st.  The list is walked from the head in
- * chunks, each moved to the tail, so that interrupts come on (and, when
- * @may_sleep, the CPU is given up) between chunks; once round the list,
- * its order is the same again.  Folios charged, freed or rotated by
- * reclaim meanwhile may be missed or counted twice.
- */
-static void mem_stat_local(struct mem_container *mc, struct mem_stat *st,
-			   bool may_sleep)
-{
-	unsigned long flags, left;
 	int i;
 
-	spin_lock_irqsave(&mc->lock, flags);
-	left = mc->nr_folios;
-	while (left && !list_empty(&mc->folios)) {
-		unsigned int n;
-
-		for (n = 0; n < MEM_FOLIO_CHUNK && left &&
-		     !list_empty(&mc->folios); n++, left--) {
-			struct mem_page_ext *mpe;
-
-			mpe = list_first_entry(&mc->folios,
-					       struct mem_page_ext, node);
-			mem_stat_folio(mpe->folio, st);
-			list_move_tail(&mpe->node, &mc->folios);
-		}
-		spin_unlock_irqrestore(&mc->lock, flags);
-		if (may_sleep)
-			cond_resched();
-		spin_lock_irqsave(&mc->lock, flags);
-	}
-	spin_unlock_irqrestore(&mc->lock, flags);
+	for (i = 0; i < MEM_NR_STATS; i++)
+		st->stat[i] += mem_stat_read(mc, i);
 	for (i = 0; i < MEM_NR_EVENTS; i++)
 		st->events[i] += mem_event_sum(mc, i);
 }
@@ -1348,27 +1499,28 @@ static const char * const mem_event_names[MEM_NR_EVENTS] = {
 	[MEM_OOM_KILL] = "oom_kill",
 };
 
+static const char * const mem_stat_names[MEM_NR_STATS] = {
+	[MEM_CACHE] = "cache",
+	[MEM_RSS] = "rss",
+	[MEM_RSS_HUGE] = "rss_huge",
+	[MEM_SHMEM] = "shmem",
+	[MEM_MAPPED_FILE] = "mapped_file",
+	[MEM_LRU_BASE + LRU_INACTIVE_ANON] = "inactive_anon",
+	[MEM_LRU_BASE + LRU_ACTIVE_ANON] = "active_anon",
+	[MEM_LRU_BASE + LRU_INACTIVE_FILE] = "inactive_file",
+	[MEM_LRU_BASE + LRU_ACTIVE_FILE] = "active_file",
+	[MEM_LRU_BASE + LRU_UNEVICTABLE] = "unevictable",
+};
+
 static void mem_stat_print(struct seq_file *sf, const char *prefix,
 			   const struct mem_stat *st)
 {
 	int i;
 
-	seq_printf(sf, "%scache %lu\n", prefix, st->cache * PAGE_SIZE);
-	seq_printf(sf, "%srss %lu\n", prefix, st->rss * PAGE_SIZE);
-	seq_printf(sf, "%srss_huge %lu\n", prefix, st->rss_huge * PAGE_SIZE);
-	seq_printf(sf, "%sshmem %lu\n", prefix, st->shmem * PAGE_SIZE);
-	seq_printf(sf, "%smapped_file %lu\n", prefix,
-		   st->mapped_file * PAGE_SIZE);
-	seq_printf(sf, "%sinactive_anon %lu\n", prefix,
-		   st->lru[LRU_INACTIVE_ANON] * PAGE_SIZE);
-	seq_printf(sf, "%sactive_anon %lu\n", prefix,
-		   st->lru[LRU_ACTIVE_ANON] * PAGE_SIZE);
-	seq_printf(sf, "%sinactive_file %lu\n", prefix,
-		   st->lru[LRU_INACTIVE_FILE] * PAGE_SIZE);
-	seq_printf(sf, "%sactive_file %lu\n", prefix,
-		   st->lru[LRU_ACTIVE_FILE] * PAGE_SIZE);
-	seq_printf(sf, "%sunevictable %lu\n", prefix,
-		   st->lru[LRU_UNEVICTABLE] * PAGE_SIZE);
+	/* A count caught while folios move up may dip below zero. */
+	for (i = 0; i < MEM_NR_STATS; i++)
+		seq_printf(sf, "%s%s %lu\n", prefix, mem_stat_names[i],
+			   max(st->stat[i], 0L) * PAGE_SIZE);
 	for (i = 0; i < MEM_NR_EVENTS; i++)
 		seq_printf(sf, "%s%s %lu\n", prefix, mem_event_names[i],
 			   st->events[i]);
@@ -1383,10 +1535,10 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 	st = kcalloc(2, sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	mem_stat_local(mc, &st[0], true);
+	mem_stat_add(mc, &st[0]);
 	rcu_read_lock();
 	for_each_mem_descendant(pos, mc)
-		mem_stat_local(pos, &st[1], false);
+		mem_stat_add(pos, &st[1]);
 	rcu_read_unlock();
 	for (pos = mc; pos && !mem_is_top(pos); pos = pos->parent)
 		limit = min(limit, READ_ONCE(pos->memory.max));
@@ -1431,6 +1583,8 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 		page_counter_uncharge(&mc->memory, nr);
 	else
 		page_counter_cancel(&mc->memory, nr);
+	synchronize_rcu();
+	mem_stat_fold(mc, mem_is_top(mc->parent) ? NULL : mc->parent);
 out:
 	mutex_unlock(&mem_limit_mutex);
 	return ret ?: nbytes;
@@ -1497,11 +1651,11 @@ static void mem_ref_release(struct percpu_ref *ref)
 static int mem_state_init(struct mem_container *mc,
 			  struct mem_container *parent)
 {
-	mc->events = alloc_percpu(struct mem_events);
-	if (!mc->events)
+	mc->pcpu = alloc_percpu(struct mem_percpu);
+	if (!mc->pcpu)
 		return -ENOMEM;
 	if (percpu_ref_init(&mc->ref, mem_ref_release, 0, GFP_KERNEL)) {
-		free_percpu(mc->events);
+		free_percpu(mc->pcpu);
 		return -ENOMEM;
 	}
 	init_completion(&mc->ref_done);
@@ -1540,7 +1694,7 @@ mem_create(struct container_subsys_state *parent_css)
 	spin_lock(&mem_tree_lock);
 	list_add_tail_rcu(&mc->sibling, &parent->children);
 	spin_unlock(&mem_tree_lock);
-	static_branch_inc(&mem_charging);
+	static_branch_inc(&container_mem_charging);
 	return &mc->css;
 }
 
@@ -1548,7 +1702,7 @@ static void mem_free_rcu(struct rcu_head *rcu)
 {
 	struct mem_container *mc = container_of(rcu, struct mem_container, rcu);
 
-	free_percpu(mc->events);
+	free_percpu(mc->pcpu);
 	kfree(mc);
 }
 
@@ -1577,12 +1731,15 @@ static void mem_destroy(struct container_subsys_state *css)
 	cpus_read_lock();
 	mem_drain_stocks(mc);
 	cpus_read_unlock();
+	/* The parent is pinned until we return. */
+	synchronize_rcu();
+	mem_stat_fold(mc, mem_is_top(parent) ? NULL : parent);
 
 	spin_lock(&mem_tree_lock);
 	list_del_rcu(&mc->sibling);
 	spin_unlock(&mem_tree_lock);
 	call_rcu(&mc->rcu, mem_free_rcu);
-	static_branch_dec(&mem_charging);
+	static_branch_dec(&container_mem_charging);
 }
 
 static int __init container_mem_init(void)

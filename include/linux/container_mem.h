@@ -11,6 +11,7 @@
 #define _LINUX_CONTAINER_MEM_H
 
 #include <linux/types.h>
+#include <linux/jump_label.h>
 
 struct folio;
 struct folio_batch;
@@ -28,6 +29,33 @@ void container_mem_split(struct page *head, int old_order, int new_order);
 void container_mem_handle_throttle(void);
 
 extern struct page_ext_operations container_mem_page_ext_ops;
+
+/* On while a memory container other than the top exists. */
+DECLARE_STATIC_KEY_FALSE(container_mem_charging);
+void __container_mem_lru_add(struct folio *folio, int lru);
+void __container_mem_mod_mapped(struct folio *folio, int nr);
+
+/* @folio goes on LRU list @lru: count it for its container's memory.stat. */
+static inline void container_mem_lru_add(struct folio *folio, int lru)
+{
+	if (static_branch_unlikely(&container_mem_charging))
+		__container_mem_lru_add(folio, lru);
+}
+
+/* @nr more (or fewer) pages of file folio @folio are mapped. */
+static inline void container_mem_mod_mapped(struct folio *folio, int nr)
+{
+	if (static_branch_unlikely(&container_mem_charging))
+		__container_mem_mod_mapped(folio, nr);
+}
+#else
+static inline void container_mem_lru_add(struct folio *folio, int lru)
+{
+}
+
+static inline void container_mem_mod_mapped(struct folio *folio, int nr)
+{
+}
 #endif
 
 #endif /* _LINUX_CONTAINER_MEM_H */

@@ -150,6 +150,16 @@ long cn_stat_value(const char *cont, const char *key)
 	return v;
 }
 
+int cn_lru_drain(void)
+{
+	return cn_write("/proc/sys/vm/compact_memory", "1");
+}
+
+long cn_lru_batch_bytes(void)
+{
+	return 31L * sysconf(_SC_PAGESIZE) * sysconf(_SC_NPROCESSORS_CONF);
+}
+
 int cn_read_long(const char *path, long *val)
 {
 	char buf[128], *end;

@@ -49,6 +49,14 @@ ssize_t cn_read(const char *path, char *buf, size_t size);
 char *cn_read_all(const char *path, size_t chunk);
 /* The value of @key in the memory.stat of container @cont, or -1. */
 long cn_stat_value(const char *cont, const char *key);
+/*
+ * Put the folios waiting in every CPU's LRU batch on the LRU lists, where
+ * memory.stat counts them (writes /proc/sys/vm/compact_memory, which
+ * drains the batches first; it also migrates pages).  0 or -errno.
+ */
+int cn_lru_drain(void);
+/* Pages up to 31 per CPU may wait in LRU batches: in bytes. */
+long cn_lru_batch_bytes(void);
 int cn_read_long(const char *path, long *val);
 int cn_read_str(const char *path, char *buf, size_t size);
 int cn_write(const char *path, const char *str);

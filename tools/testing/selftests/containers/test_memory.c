@@ -56,6 +56,8 @@ enum {
 	W_READ = 'r',		/* read <arg> MiB of the file <path> */
 	W_PIN = 'p',		/* run on CPU <arg> only */
 	W_PAGES = 'g',		/* touch <arg> more pages, kept until exit */
+	W_MAP_READ = 'M',	/* map <arg> MiB of the file <path>, read them */
+	W_UNMAP = 'u',		/* unmap it */
 	W_EXIT = 'x',
 };
 
@@ -67,8 +69,8 @@ struct wcmd {
 
 static void worker_loop(int cmd, int ack, const char *file)
 {
-	char *anon = NULL;
-	size_t anon_len = 0;
+	char *anon = NULL, *map = NULL;
+	size_t anon_len = 0, map_len = 0;
 	int fd = -1;
 	struct wcmd c;
 
@@ -147,6 +149,29 @@ static void worker_loop(int cmd, int ack, const char *file)
 				close(rfd);
 			break;
 		}
+		case W_MAP_READ: {
+			static unsigned long sum;	/* keeps the reads */
+			int rfd = open(c.path, O_RDONLY);
+
+			map_len = c.arg * MB;
+			map = rfd < 0 ? MAP_FAILED :
+			      mmap(NULL, map_len, PROT_READ, MAP_SHARED, rfd, 0);
+			if (rfd >= 0)
+				close(rfd);
+			if (map == MAP_FAILED) {
+				map = NULL;
+				ok = 1;
+				break;
+			}
+			for (i = 0; i < (long)map_len; i += 4096)
+				sum += (unsigned char)map[i];
+			break;
+		}
+		case W_UNMAP:
+			if (map && munmap(map, map_len))
+				ok = 1;
+			map = NULL;
+			break;
 		case W_EXIT:
 			_exit(0);
 		}
@@ -318,7 +343,14 @@ TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 	u1 = usage(c);
 	EXPECT_GE(u1 - u0, 32 * MB);
 	EXPECT_LE(u1 - u0, 32 * MB + SLACK);
+	/* Counted once on an LRU list: some may wait in a CPU's batch. */
+	EXPECT_GE(cn_stat_value(c, "rss"), 32 * MB - cn_lru_batch_bytes());
+	ASSERT_EQ(0, cn_lru_drain());
 	EXPECT_GE(cn_stat_value(c, "rss"), 32 * MB);
+	EXPECT_LE(cn_stat_value(c, "rss"), u1);
+	EXPECT_EQ(cn_stat_value(c, "rss"),
+		  cn_stat_value(c, "active_anon") + cn_stat_value(c, "inactive_anon"));
+	EXPECT_EQ(0, cn_stat_value(c, "cache"));
 	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), u1);
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	u2 = usage(c);
@@ -329,6 +361,10 @@ TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 	EXPECT_EQ(0, settled_usage(c));
 	EXPECT_GT(cn_stat_value(c, "pgpgin"), 32 * 256 - 1);
 	EXPECT_EQ(cn_stat_value(c, "pgpgin"), cn_stat_value(c, "pgpgout"));
+	/* Nothing charged, nothing counted. */
+	EXPECT_EQ(0, cn_stat_value(c, "rss"));
+	EXPECT_EQ(0, cn_stat_value(c, "active_anon"));
+	EXPECT_EQ(0, cn_stat_value(c, "inactive_anon"));
 	free(c);
 }
 
@@ -346,6 +382,8 @@ TEST_F_TIMEOUT(mem, tmpfs_cache_charged_and_hierarchical, 60)
 	u = usage(c);
 	EXPECT_GE(u, 16 * MB);
 	EXPECT_LE(u, 16 * MB + SLACK);
+	EXPECT_GE(cn_stat_value(c, "cache"), 16 * MB - cn_lru_batch_bytes());
+	ASSERT_EQ(0, cn_lru_drain());
 	EXPECT_GE(cn_stat_value(c, "cache"), 16 * MB);
 	EXPECT_GE(cn_stat_value(c, "shmem"), 16 * MB);
 	/* The parent sees the child's pages, in its usage and total_*. */
@@ -355,7 +393,8 @@ TEST_F_TIMEOUT(mem, tmpfs_cache_charged_and_hierarchical, 60)
 	worker_stop(&w);
 	/* The file's pages stay charged after the task is gone... */
 	EXPECT_GE(usage(c), 16 * MB);
-	/* memory.stat, walked 256 folios at a time, adds up to usage: twice. */
+	/* Every charged page is counted once in memory.stat. */
+	ASSERT_EQ(0, cn_lru_drain());
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(usage(c), cn_stat_value(c, "cache") + cn_stat_value(c, "rss"))
 			TH_LOG("read %d of memory.stat", i);
@@ -592,8 +631,13 @@ TEST_F_TIMEOUT(mem, force_empty_moves_unreclaimable_to_parent, 60)
 	EXPECT_EQ(0, usage(c));
 	EXPECT_GE(usage(p), 8 * MB);
 	EXPECT_GE(cn_stat_value(p, "shmem"), 8 * MB);
+	EXPECT_EQ(0, cn_stat_value(c, "shmem"));
+	EXPECT_EQ(0, cn_stat_value(c, "inactive_anon") + cn_stat_value(c, "active_anon"));
 	ASSERT_EQ(0, unlink(self->file));
 	EXPECT_EQ(0, settled_usage(p));
+	EXPECT_EQ(0, cn_stat_value(p, "shmem"));
+	EXPECT_EQ(0, cn_stat_value(p, "cache"));
+	EXPECT_EQ(0, cn_stat_value(p, "inactive_anon") + cn_stat_value(p, "active_anon"));
 	free(p);
 	free(c);
 }
@@ -615,8 +659,11 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 	for (i = 0; i < 100 && cn_stat_value(p, "shmem") < 8 * MB; i++)
 		usleep(10000);
 	EXPECT_GE(cn_stat_value(p, "shmem"), 8 * MB);
+	EXPECT_EQ(cn_stat_value(p, "shmem"), cn_stat_value(p, "total_shmem"));
 	ASSERT_EQ(0, unlink(self->file));
 	EXPECT_EQ(0, settled_usage(p));
+	EXPECT_EQ(0, cn_stat_value(p, "shmem"));
+	EXPECT_EQ(0, cn_stat_value(p, "inactive_anon") + cn_stat_value(p, "active_anon"));
 	free(p);
 	free(c);
 }
@@ -789,6 +836,41 @@ TEST_F_TIMEOUT(memfs, unlimited_container_is_like_none, 300)
 	/* Dropping the cache uncharges it all. */
 	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
 	EXPECT_LT(usage(c), SLACK);
+	free(c);
+}
+
+TEST_F_TIMEOUT(memfs, stat_counts_mapped_file_and_lru, 120)
+{
+	char *c = strdup(P("%s/c", self->root));
+	long cache, lru;
+	struct worker w;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	/* Every page of 16 MiB of the file, read in through a mapping. */
+	ASSERT_EQ(0, worker_do(&w, W_MAP_READ, 16, BIG_FILE));
+	EXPECT_EQ(16 * MB, cn_stat_value(c, "mapped_file"));
+	EXPECT_EQ(16 * MB, cn_stat_value(c, "total_mapped_file"));
+	ASSERT_EQ(0, cn_lru_drain());
+	cache = cn_stat_value(c, "cache");
+	lru = cn_stat_value(c, "inactive_file") + cn_stat_value(c, "active_file");
+	TH_LOG("mapped 16 MiB: mapped_file %ld kB, cache %ld kB, file LRU %ld kB",
+	       cn_stat_value(c, "mapped_file") / 1024, cache / 1024, lru / 1024);
+	EXPECT_GE(cache, 16 * MB);
+	EXPECT_EQ(cache, lru);
+	EXPECT_EQ(usage(c), cache + cn_stat_value(c, "rss"));
+	EXPECT_EQ(0, cn_stat_value(c, "shmem"));
+	/* Unmapped, the pages stay as cache. */
+	ASSERT_EQ(0, worker_do(&w, W_UNMAP, 0, NULL));
+	EXPECT_EQ(0, cn_stat_value(c, "mapped_file"));
+	EXPECT_EQ(cache, cn_stat_value(c, "cache"));
+	worker_stop(&w);
+	/* Dropped, they are counted nowhere. */
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
+	EXPECT_EQ(0, usage(c));
+	EXPECT_EQ(0, cn_stat_value(c, "cache"));
+	EXPECT_EQ(0, cn_stat_value(c, "inactive_file") + cn_stat_value(c, "active_file"));
 	free(c);
 }
 
