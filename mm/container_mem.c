@@ -32,7 +32,8 @@
  * mapped_file follows the rmap's NR_FILE_MAPPED updates.  These updates
  * go to the folio's owner of the moment, read under RCU without its lock;
  * when the folios of a container move to its parent, whatever its
- * counters still hold is folded into the parent's after a grace period.
+ * counters still hold is folded into the parent's after a grace period
+ * (on removal, from the RCU callback that frees it).
  *
  * Limits.  A charge that would take a container (or an ancestor) over its
  * hard limit first reclaims folios of that container's subtree: isolated
@@ -148,7 +149,8 @@ struct mem_percpu {
  *	for updates that reached this container after its folios left)
  * @soft_work: the over-limit handler (container_mem_wq)
  * @throttle: current throttling delay in jiffies, 0 when not throttling
- * @rcu: frees the structure
+ * @had_children: a child was created (destroy must wait for its fold)
+ * @rcu: folds the page counts into the parent and frees the structure
  */
 struct mem_container {
 	struct container_subsys_state css;
@@ -166,6 +168,7 @@ struct mem_container {
 	atomic_long_t folded[MEM_NR_STATS];
 	struct work_struct soft_work;
 	unsigned long throttle;
+	bool had_children;
 	struct rcu_head rcu;
 };
 
@@ -1693,14 +1696,22 @@ mem_create(struct container_subsys_state *parent_css)
 	}
 	spin_lock(&mem_tree_lock);
 	list_add_tail_rcu(&mc->sibling, &parent->children);
+	parent->had_children = true;
 	spin_unlock(&mem_tree_lock);
 	static_branch_inc(&container_mem_charging);
 	return &mc->css;
 }
 
+/*
+ * A grace period after destroy moved the folios up, no update for them
+ * can reach @mc any more: hand its page counts to the parent.  The parent
+ * is still there: its destroy waits for these callbacks (rcu_barrier()).
+ */
 static void mem_free_rcu(struct rcu_head *rcu)
 {
 	struct mem_container *mc = container_of(rcu, struct mem_container, rcu);
+
+	mem_stat_fold(mc, mem_is_top(mc->parent) ? NULL : mc->parent);
 
 	free_percpu(mc->pcpu);
 	kfree(mc);
@@ -1713,6 +1724,9 @@ static void mem_destroy(struct container_subsys_state *css)
 
 	if (WARN_ON_ONCE(mc == &root_mem))
 		return;
+	/* Removed children fold their counts into ours from RCU callbacks. */
+	if (mc->had_children)
+		rcu_barrier();
 	/* Wait for charges in flight, then hand the folios up. */
 	percpu_ref_kill(&mc->ref);
 	wait_for_completion(&mc->ref_done);
@@ -1731,9 +1745,6 @@ static void mem_destroy(struct container_subsys_state *css)
 	cpus_read_lock();
 	mem_drain_stocks(mc);
 	cpus_read_unlock();
-	/* The parent is pinned until we return. */
-	synchronize_rcu();
-	mem_stat_fold(mc, mem_is_top(parent) ? NULL : parent);
 
 	spin_lock(&mem_tree_lock);
 	list_del_rcu(&mc->sibling);
