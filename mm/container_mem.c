@@ -59,6 +59,12 @@
  * mem_stock.lock	local lock (interrupts off) of a CPU's stock; taken
  *			inside mem_container.lock, nothing is taken inside it.
  *
+ * The LRU hook runs under the folio's LRU lock and takes none of ours: it
+ * reads the owner under RCU and writes mem_page_ext.kind and .lru, which
+ * nothing else writes while the folio can be added to an LRU list.  The
+ * statistics counters are per-CPU and atomic, without a lock; force_empty
+ * waits for a grace period under mem_limit_mutex before folding them.
+ *
  * A mem_container is pinned by a percpu_ref while a charge is in flight;
  * destroy waits for those, moves the folios up and frees the structure
  * after an RCU grace period, since uncharge looks at the owner under the
@@ -140,7 +146,6 @@ struct mem_percpu {
  * @ref_done: completed when @ref drops to zero after destroy killed it
  * @lock: protects @folios and the owner of the folios on it
  * @folios: the folios charged to this container, oldest first
- * @nr_folios: how many folios are on @folios
  * @parent: the parent's state, NULL at the top
  * @children: child states (RCU list, mem_tree_lock)
  * @sibling: entry in @parent's @children
@@ -160,7 +165,6 @@ struct mem_container {
 	struct completion ref_done;
 	spinlock_t lock;		/* @folios and their owner */
 	struct list_head folios;
-	unsigned long nr_folios;
 	struct mem_container *parent;
 	struct list_head children;
 	struct list_head sibling;
@@ -387,10 +391,14 @@ void __container_mem_lru_add(struct folio *folio, int lru)
 			mpe->kind = mem_folio_kind(folio);
 			mem_count_kind(mc, mpe->kind, nr);
 		}
-		if (mpe->lru)
-			mem_stat_mod(mc, MEM_LRU_BASE + mpe->lru - 1, -nr);
-		mpe->lru = lru + 1;
-		mem_stat_mod(mc, MEM_LRU_BASE + lru, nr);
+		/* Put back on the list it was counted on: nothing to do. */
+		if (mpe->lru != lru + 1) {
+			if (mpe->lru)
+				mem_stat_mod(mc, MEM_LRU_BASE + mpe->lru - 1,
+					     -nr);
+			mpe->lru = lru + 1;
+			mem_stat_mod(mc, MEM_LRU_BASE + lru, nr);
+		}
 	}
 	page_ext_put(pe);
 }
@@ -977,14 +985,12 @@ static void mem_clear(struct mem_page_ext *mpe)
 static void mem_list_add(struct mem_container *mc, struct mem_page_ext *mpe)
 {
 	list_add_tail(&mpe->node, &mc->folios);
-	mc->nr_folios++;
 }
 
 static void mem_list_del(struct mem_container *mc, struct mem_page_ext *mpe)
 {
 	list_del(&mpe->node);
 	mem_clear(mpe);
-	mc->nr_folios--;
 }
 
 /* Record @folio as charged to @mc; its pages are on @mc's counter. */
@@ -1336,8 +1342,6 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 			}
 			list_move_tail(&mpe->node, &to->folios);
 			mpe->owner = to;
-			mc->nr_folios--;
-			to->nr_folios++;
 		}
 		if (!to_top)
 			spin_unlock(&to->lock);
