@@ -19,7 +19,7 @@ rm -f "$out"/*.raw "$out"/*.log
 
 run_one() {	# name mode kernel boot
 	local log=$out/$1.$4.log
-	if ! ICOUNT=1 CPUS=1 APPEND="bench_mode=$2" BOOT_TIMEOUT=1800 \
+	if ! ICOUNT=1 CPUS=1 APPEND="norandmaps bench_mode=$2" BOOT_TIMEOUT=1800 \
 		"$here/boot.sh" "$3" "$initrd" bench "$log" >/dev/null 2>&1; then
 		echo "bench: $1 boot $4 failed (console: $log)" >&2
 		return 1
