@@ -62,7 +62,7 @@ fi
 # Replay the series; $tmp/s/<i> holds the touched files after patch i.
 mkdir -p "$tmp/s/0"
 all=$(for p in "${patches[@]}"; do patch_files "$PATCHES/$p"; done |
-      sort -u; [ -f "$tmp/extra" ] && cat "$tmp/orphans")
+      sort -u; if [ -f "$tmp/extra" ]; then cat "$tmp/orphans"; fi)
 for f in $all; do
 	[ -e "$PRISTINE/$f" ] || continue
 	mkdir -p "$tmp/s/0/$(dirname "$f")"
