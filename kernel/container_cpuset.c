@@ -72,9 +72,12 @@ enum {
  * @effective_cpus: @cpus within the parent's effective CPUs
  * @mems: configured memory nodes (cpuset.mems)
  * @effective_mems: @mems within the parent's effective nodes
+ * @mems_restricted: @effective_mems is neither empty nor the top's
+ *	(cpuset_mutex)
  *
- * Written under container_mutex, cpuset_mutex and callback_lock; read
- * under any of them (callback_lock from atomic context).
+ * The sets are written under container_mutex, cpuset_mutex and
+ * callback_lock; read under any of them (callback_lock from atomic
+ * context).
  */
 struct cpuset {
 	struct container_subsys_state css;
@@ -83,6 +86,7 @@ struct cpuset {
 	cpumask_var_t effective_cpus;
 	nodemask_t mems;
 	nodemask_t effective_mems;
+	bool mems_restricted;
 };
 
 static struct cpuset top_cpuset = {
@@ -91,6 +95,8 @@ static struct cpuset top_cpuset = {
 
 static DEFINE_MUTEX(cpuset_mutex);
 static DEFINE_SPINLOCK(callback_lock);
+/* Cpusets with mems_restricted set (cpuset_mutex). */
+static unsigned int cpuset_nr_restricted;
 
 static void cpuset_hotplug_workfn(struct work_struct *work);
 static DECLARE_WORK(cpuset_hotplug_work, cpuset_hotplug_workfn);
@@ -188,6 +194,36 @@ static void cpuset_rebind_mm(struct cpuset *cs, struct task_struct *tsk)
  */
 
 /*
+ * The page allocator filters nodes by current->mems_allowed only while
+ * cpusets_enabled().  That matters only while some task may be confined
+ * to fewer nodes than the top cpuset has: so the key is on while a cpuset
+ * has effective nodes other than the top's.  A cpuset without nodes has
+ * no tasks (attach fails with ENOSPC, hotplug moves them out) and does
+ * not count.  Called whenever @cs's or the top's effective nodes change;
+ * a cpuset becoming restricted turns the key on before its tasks get the
+ * smaller set.  cpus_read_lock() and cpuset_mutex held.
+ */
+static void cpuset_note_mems(struct cpuset *cs)
+{
+	bool restricted = cs != &top_cpuset &&
+			  !nodes_empty(cs->effective_mems) &&
+			  !nodes_equal(cs->effective_mems,
+				       top_cpuset.effective_mems);
+
+	lockdep_assert_held(&cpuset_mutex);
+	if (restricted == cs->mems_restricted)
+		return;
+	cs->mems_restricted = restricted;
+	if (restricted) {
+		if (!cpuset_nr_restricted++)
+			cpuset_inc();
+	} else {
+		if (!--cpuset_nr_restricted)
+			cpuset_dec();
+	}
+}
+
+/*
  * Recompute the effective sets of @top's subtree and give the tasks of
  * every container whose sets changed their new masks.  Tasks of the top
  * cpuset keep theirs.  container_mutex, cpus_read_lock() and
@@ -218,13 +254,17 @@ static void cpuset_propagate(struct cpuset *top)
 			mems = cs->mems;
 		}
 		if (cpumask_equal(cpus, cs->effective_cpus) &&
-		    nodes_equal(mems, cs->effective_mems))
+		    nodes_equal(mems, cs->effective_mems)) {
+			/* The top's nodes may have changed under it. */
+			cpuset_note_mems(cs);
 			continue;
+		}
 
 		spin_lock_irq(&callback_lock);
 		cpumask_copy(cs->effective_cpus, cpus);
 		cs->effective_mems = mems;
 		spin_unlock_irq(&callback_lock);
+		cpuset_note_mems(cs);
 
 		if (cs == &top_cpuset)
 			continue;
@@ -556,11 +596,6 @@ cpuset_create(struct container_subsys_state *parent_css)
 		goto err_cs;
 	if (!zalloc_cpumask_var(&cs->effective_cpus, GFP_KERNEL))
 		goto err_cpus;
-
-	/* The allocator checks mems_allowed once there is a second cpuset. */
-	cpus_read_lock();
-	cpuset_inc();
-	cpus_read_unlock();
 	return &cs->css;
 
 err_cpus:
@@ -577,7 +612,10 @@ static void cpuset_destroy(struct container_subsys_state *css)
 	if (WARN_ON_ONCE(cs == &top_cpuset))
 		return;
 	cpus_read_lock();
-	cpuset_dec();
+	mutex_lock(&cpuset_mutex);
+	if (cs->mems_restricted && !--cpuset_nr_restricted)
+		cpuset_dec();
+	mutex_unlock(&cpuset_mutex);
 	cpus_read_unlock();
 	free_cpumask_var(cs->effective_cpus);
 	free_cpumask_var(cs->cpus);
@@ -608,6 +646,7 @@ static void cpuset_post_clone(struct container_subsys_state *css)
 	cpumask_copy(cs->effective_cpus, parent->effective_cpus);
 	cs->effective_mems = parent->effective_mems;
 	spin_unlock_irq(&callback_lock);
+	cpuset_note_mems(cs);
 	mutex_unlock(&cpuset_mutex);
 	cpus_read_unlock();
 }

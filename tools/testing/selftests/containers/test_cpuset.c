@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +30,10 @@
 #define P cn_fmt
 #define L cn_long
 #define S cn_str
+
+/* get_mempolicy(2) flags, from <linux/mempolicy.h>. */
+#define MPOL_F_NODE	(1 << 0)
+#define MPOL_F_ADDR	(1 << 1)
 
 #define CPU_ONLINE(n)	P("/sys/devices/system/cpu/cpu%d/online", (n))
 
@@ -331,6 +337,81 @@ static int setaffinity_in(const char *cont)
 	if (strcmp(affinity(0), "1"))
 		return 14;
 	return 0;
+}
+
+/*
+ * Run a child in container @cont that faults in 64 anonymous pages and
+ * returns how many of them are not on node @node (0-64), or -1.
+ */
+static int pages_off_node(const char *cont, int node)
+{
+	const int nr = 64;
+	int status, off = 0, i;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char *p;
+
+		if (cn_move_self(cont))
+			_exit(100);
+		p = mmap(NULL, nr * 4096L, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(101);
+		for (i = 0; i < nr; i++) {
+			int where = -1;
+
+			p[i * 4096L] = 1;
+			if (syscall(SYS_get_mempolicy, &where, NULL, 0,
+				    p + i * 4096L, MPOL_F_NODE | MPOL_F_ADDR))
+				_exit(102);
+			off += where != node;
+		}
+		_exit(off);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) > nr)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The page allocator honours cpuset.mems, also after the nodes were
+ * widened to every node (where it can skip the check) and narrowed
+ * again, and after a sibling with every node came and went.  The task
+ * stays on CPU 0 and is confined to the node its allocations do not go
+ * to by themselves, so that an unconfined allocation would show.
+ */
+TEST_F(cs, mems_confine_allocations)
+{
+	const char *r = self->root;
+	int local, other;
+	char c[256];
+
+	snprintf(c, sizeof(c), "%s/c", r);
+	ASSERT_EQ(0, make_cs(r, "c", "0", "0-1"));
+	local = pages_off_node(c, 0) ? 1 : 0;
+	ASSERT_EQ(0, pages_off_node(c, local));
+	other = !local;
+
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), P("%d", other)));
+	EXPECT_EQ(0, pages_off_node(c, other));
+
+	/* Every node: the allocations go where they went at first. */
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), "0-1"));
+	EXPECT_EQ(0, pages_off_node(c, local));
+
+	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), P("%d", other)));
+	EXPECT_EQ(0, pages_off_node(c, other));
+
+	/* A sibling with every node and one with some come and go. */
+	ASSERT_EQ(0, make_cs(r, "d", "0-3", "0-1"));
+	ASSERT_EQ(0, make_cs(r, "e", "0", P("%d", other)));
+	ASSERT_EQ(0, cn_rmdir(P("%s/d", r)));
+	ASSERT_EQ(0, cn_rmdir(P("%s/e", r)));
+	EXPECT_EQ(0, pages_off_node(c, other));
 }
 
 TEST_F(cs, setaffinity_cannot_leave_cpuset)
