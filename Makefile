@@ -15,7 +15,7 @@
 # RUN=<script> (run that script in the guest instead of the demo),
 # CHECK_CONFIGS (configurations "make check" boots), BOOT_TIMEOUT, CPUS;
 # for profile: MODE (a bench mode; default containers), WORKLOAD (default
-# anon-fault-per-page), REPS.
+# anon-fault-per-page), REPS, AGAINST=<config>:<mode> (compare with that).
 
 include scripts/version.mk
 
@@ -122,9 +122,11 @@ bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
 
 MODE ?= containers
 WORKLOAD ?= anon-fault-per-page
-profile: kernel-$(CONFIG) initramfs
+REPS ?= 13
+profile: kernel-$(CONFIG) $(if $(AGAINST),kernel-$(firstword \
+		$(subst :, ,$(AGAINST)))) initramfs
 	@scripts/profile.sh $(B)/initramfs.cpio $(call OBJ,$(CONFIG)) $(MODE) \
-		$(WORKLOAD) $(REPS)
+		$(WORKLOAD) $(REPS) $(AGAINST)
 
 clean:
 	rm -rf $(B)/obj-* $(B)/selftests $(B)/initramfs.cpio $(B)/log \

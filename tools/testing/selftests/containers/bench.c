@@ -61,14 +61,15 @@ static int wanted(const char *name)
 static void bench(const char *name, long (*fn)(void *), void *arg)
 {
 	static long long t[MAX_REPS];
+	long ops = 0;
 	int i;
 
 	if (!wanted(name))
 		return;
 	for (i = 0; i < reps; i++) {
 		long long start = now_ns();
-		long ops = fn(arg);
 
+		ops = fn(arg);
 		if (ops <= 0) {
 			printf("BENCH-FAIL %s\n", name);
 			return;
@@ -78,6 +79,8 @@ static void bench(const char *name, long (*fn)(void *), void *arg)
 	qsort(t, reps, sizeof(t[0]), cmp_ll);
 	printf("BENCH %s %lld %lld %lld\n", name, t[reps / 2], t[0],
 	       t[reps - 1]);
+	/* Operations per repetition, for scripts/profile.sh. */
+	printf("BENCH-OPS %s %ld\n", name, ops);
 	fflush(stdout);
 }
 
