@@ -13,9 +13,13 @@
  * of read() and write()).  Tasks of a hierarchy's top container, and every
  * task while the subsystem is not bound to a hierarchy, are not charged.
  *
- * A charged folio's head page records its owner in page_ext, and the
- * folio sits on its owner's list of charged folios, oldest first; struct
- * page does not grow.  Usage, limit, peak and failcnt are a page_counter
+ * A charged folio's head page records its owner in struct page, in the
+ * word memory cgroups use for the same (page->container_mem; struct page
+ * does not grow, since the two cannot be built together), and the folio
+ * sits on its owner's list of charged folios, oldest first, linked
+ * through page_ext.  So the hooks that only need the owner (the LRU and
+ * rmap ones, and uncharge for the many folios that were never charged)
+ * cost no page_ext lookup.  Usage, limit, peak and failcnt are a page_counter
  * per container, charged hierarchically: a charge counts against every
  * ancestor below the top.  A charge stays with the container that made it
  * when the task moves.  When a container is removed, its folios move to
@@ -27,8 +31,8 @@
  * Statistics.  memory.stat is kept in per-CPU counters.  What kind of
  * page a folio is (anonymous, page cache, shmem) is not known when it is
  * charged, but it is when the folio first goes on an LRU list: the hook in
- * lruvec_add_folio() records the kind and the list in page_ext and counts
- * them; uncharge, migration and THP split take them back or pass them on.
+ * lruvec_add_folio() records the kind and the list in the low bits of the
+ * owner word and counts them; uncharge, migration and THP split take them back or pass them on.
  * mapped_file follows the rmap's NR_FILE_MAPPED updates.  These updates
  * go to the folio's owner of the moment, read under RCU without its lock;
  * when the folios of a container move to its parent, whatever its
@@ -45,7 +49,7 @@
  * Locking:
  *
  * mem_container.lock	irq-safe spinlock: the folio list and the owner
- *			recorded in page_ext of the folios on it.  The lists
+ *			recorded in the owner word of the folios on it.  The lists
  *			of a child and its parent are locked child first
  *			(when folios move up).  Never held with the LRU lock
  *			of a node held, and the LRU lock is never taken
@@ -60,15 +64,19 @@
  *			inside mem_container.lock, nothing is taken inside it.
  *
  * The LRU hook runs under the folio's LRU lock and takes none of ours: it
- * reads the owner under RCU and writes mem_page_ext.kind and .lru, which
- * nothing else writes while the folio can be added to an LRU list.  The
- * statistics counters are per-CPU and atomic, without a lock; force_empty
- * waits for a grace period under mem_limit_mutex before folding them.
+ * reads the owner under RCU and updates the kind and list bits of the
+ * owner word with cmpxchg, as moving the folios of a container up changes
+ * the owner bits of live folios with cmpxchg too.  Everything else that
+ * writes the word holds the owner's lock at a time when the LRU hook
+ * cannot run for the folio: charge (a new folio), uncharge (refcount
+ * zero), migration (isolated) and split (frozen).  The statistics counters
+ * are per-CPU and atomic, without a lock; force_empty waits for a grace
+ * period under mem_limit_mutex before folding them.
  *
  * A mem_container is pinned by a percpu_ref while a charge is in flight;
  * destroy waits for those, moves the folios up and frees the structure
  * after an RCU grace period, since uncharge looks at the owner under the
- * RCU read lock that page_ext_get() takes.
+ * RCU read lock.
  */
 
 #define pr_fmt(fmt) "container_mem: " fmt
@@ -109,6 +117,8 @@
 #define MEM_RECLAIM_BATCH	32
 /* Longest sleep of a task allocating far over its soft limit. */
 #define MEM_THROTTLE_MAX	(HZ / 10)
+/* Alignment of struct mem_container: leaves MEM_WORD_FLAGS in the word. */
+#define MEM_OWNER_ALIGN		128
 
 /* Event counters, per CPU. */
 enum mem_event {
@@ -174,28 +184,31 @@ struct mem_container {
 	unsigned long throttle;
 	bool had_children;
 	struct rcu_head rcu;
-};
-
-/* What a charged folio counts as in memory.stat (mem_page_ext.kind). */
-#define MEM_KIND_COUNTED	0x1	/* the bits below are set */
-#define MEM_KIND_ANON		0x2
-#define MEM_KIND_SHMEM		0x4
-#define MEM_KIND_HUGE		0x8	/* large, and MEM_KIND_ANON */
+} __aligned(MEM_OWNER_ALIGN);
 
 /*
- * What page_ext holds for the head page of a charged folio.  @owner,
- * @node and @folio are protected by the owner's lock.  @kind and @lru
- * are written by the LRU hook under the LRU lock while the folio is
- * referenced, and otherwise only where no LRU add can run: charge,
- * uncharge (refcount zero), migration (folio isolated) and split (folio
- * frozen).
+ * The owner word of a charged folio's head page (page->container_mem):
+ * the owning mem_container, whose alignment leaves the low bits for what
+ * memory.stat counts the folio as: 1 + the LRU list it is counted on (0:
+ * none yet), and its kind, set the first time it goes on a list.  0 when
+ * the folio is not charged.
+ */
+#define MEM_WORD_LRU		0x07UL
+#define MEM_KIND_COUNTED	0x08UL	/* the kind bits below are set */
+#define MEM_KIND_ANON		0x10UL
+#define MEM_KIND_SHMEM		0x20UL
+#define MEM_KIND_HUGE		0x40UL	/* large, and MEM_KIND_ANON */
+#define MEM_WORD_KIND		0x78UL
+#define MEM_WORD_FLAGS		(MEM_WORD_LRU | MEM_WORD_KIND)
+
+/*
+ * What page_ext holds for the head page of a charged folio: its entry in
+ * the owner's list, and the folio (to get from the list to it).  Both are
+ * protected by the owner's lock.
  */
 struct mem_page_ext {
-	struct mem_container *owner;
 	struct list_head node;
 	struct folio *folio;
-	unsigned char kind;
-	unsigned char lru;	/* 1 + the LRU list it is counted on, or 0 */
 };
 
 /**
@@ -227,6 +240,7 @@ static DEFINE_PER_CPU(struct mem_stock, mem_stock) = {
 };
 
 static struct mem_container root_mem;
+static struct kmem_cache *mem_cachep;
 static DEFINE_SPINLOCK(mem_tree_lock);
 
 /*
@@ -263,6 +277,17 @@ static inline struct mem_page_ext *page_ext_mem(struct page_ext *pe)
 static inline bool mem_is_top(const struct mem_container *mc)
 {
 	return !mc->parent;
+}
+
+static inline struct mem_container *mem_word_owner(unsigned long word)
+{
+	return (struct mem_container *)(word & ~MEM_WORD_FLAGS);
+}
+
+/* The owner of @folio, or NULL; under RCU. */
+static inline struct mem_container *mem_owner(struct folio *folio)
+{
+	return mem_word_owner(READ_ONCE(folio->container_mem));
 }
 
 static void mem_event(struct mem_container *mc, enum mem_event ev,
@@ -316,7 +341,7 @@ static void mem_stat_fold(struct mem_container *mc, struct mem_container *to)
 	}
 }
 
-static void mem_count_kind(struct mem_container *mc, unsigned int kind,
+static void mem_count_kind(struct mem_container *mc, unsigned long kind,
 			   long nr)
 {
 	if (!(kind & MEM_KIND_COUNTED))
@@ -332,20 +357,18 @@ static void mem_count_kind(struct mem_container *mc, unsigned int kind,
 	}
 }
 
-/* Take the @nr pages of @mpe's folio out of @mc's page counts. */
-static void mem_uncount(struct mem_container *mc, struct mem_page_ext *mpe,
+/* Take @nr pages counted as owner word @word says out of @mc's counts. */
+static void mem_uncount(struct mem_container *mc, unsigned long word,
 			long nr)
 {
-	mem_count_kind(mc, mpe->kind, -nr);
-	if (mpe->lru)
-		mem_stat_mod(mc, MEM_LRU_BASE + mpe->lru - 1, -nr);
-	mpe->kind = 0;
-	mpe->lru = 0;
+	mem_count_kind(mc, word & MEM_WORD_KIND, -nr);
+	if (word & MEM_WORD_LRU)
+		mem_stat_mod(mc, MEM_LRU_BASE + (word & MEM_WORD_LRU) - 1, -nr);
 }
 
-static unsigned int mem_folio_kind(struct folio *folio)
+static unsigned long mem_folio_kind(struct folio *folio)
 {
-	unsigned int kind = MEM_KIND_COUNTED;
+	unsigned long kind = MEM_KIND_COUNTED;
 
 	/*
 	 * A folio read from swap is in the swap cache before anything maps
@@ -375,32 +398,35 @@ static unsigned int mem_folio_kind(struct folio *folio)
  */
 void __container_mem_lru_add(struct folio *folio, int lru)
 {
-	struct mem_page_ext *mpe;
+	unsigned long old = READ_ONCE(folio->container_mem), new;
 	struct mem_container *mc;
-	struct page_ext *pe;
 	long nr;
 
-	pe = page_ext_get(&folio->page);
-	if (!pe)
-		return;
-	mpe = page_ext_mem(pe);
-	mc = READ_ONCE(mpe->owner);
-	if (mc) {
-		nr = folio_nr_pages(folio);
-		if (!mpe->kind) {
-			mpe->kind = mem_folio_kind(folio);
-			mem_count_kind(mc, mpe->kind, nr);
-		}
+	/* Against a move of the folio to another owner (mem_move_folios()). */
+	do {
+		if (!old)
+			return;
+		new = old;
+		if (!(old & MEM_WORD_KIND))
+			new |= mem_folio_kind(folio);
+		new = (new & ~MEM_WORD_LRU) | (lru + 1);
 		/* Put back on the list it was counted on: nothing to do. */
-		if (mpe->lru != lru + 1) {
-			if (mpe->lru)
-				mem_stat_mod(mc, MEM_LRU_BASE + mpe->lru - 1,
-					     -nr);
-			mpe->lru = lru + 1;
-			mem_stat_mod(mc, MEM_LRU_BASE + lru, nr);
-		}
+		if (new == old)
+			return;
+	} while (!try_cmpxchg(&folio->container_mem, &old, new));
+
+	rcu_read_lock();
+	mc = mem_word_owner(new);
+	nr = folio_nr_pages(folio);
+	if (!(old & MEM_WORD_KIND))
+		mem_count_kind(mc, new & MEM_WORD_KIND, nr);
+	if ((old ^ new) & MEM_WORD_LRU) {
+		if (old & MEM_WORD_LRU)
+			mem_stat_mod(mc, MEM_LRU_BASE + (old & MEM_WORD_LRU) - 1,
+				     -nr);
+		mem_stat_mod(mc, MEM_LRU_BASE + lru, nr);
 	}
-	page_ext_put(pe);
+	rcu_read_unlock();
 }
 
 /**
@@ -413,15 +439,12 @@ void __container_mem_lru_add(struct folio *folio, int lru)
 void __container_mem_mod_mapped(struct folio *folio, int nr)
 {
 	struct mem_container *mc;
-	struct page_ext *pe;
 
-	pe = page_ext_get(&folio->page);
-	if (!pe)
-		return;
-	mc = READ_ONCE(page_ext_mem(pe)->owner);
+	rcu_read_lock();
+	mc = mem_owner(folio);
 	if (mc)
 		mem_stat_mod(mc, MEM_MAPPED_FILE, nr);
-	page_ext_put(pe);
+	rcu_read_unlock();
 }
 
 /*
@@ -975,28 +998,32 @@ nomem:
 	return 0;
 }
 
-static void mem_clear(struct mem_page_ext *mpe)
+/* Put @folio, whose page_ext data is @mpe, on @mc's list: lock held. */
+static void mem_list_add(struct mem_container *mc, struct mem_page_ext *mpe,
+			 struct folio *folio)
 {
-	mpe->owner = NULL;
-	mpe->folio = NULL;
-}
-
-/* Put @mpe's folio on @mc's list, or take it off: @mc's lock held. */
-static void mem_list_add(struct mem_container *mc, struct mem_page_ext *mpe)
-{
+	mpe->folio = folio;
 	list_add_tail(&mpe->node, &mc->folios);
 }
 
-static void mem_list_del(struct mem_container *mc, struct mem_page_ext *mpe)
+/* Take @folio off its owner's list: the owner's lock held. */
+static void mem_list_del(struct folio *folio)
 {
+	struct page_ext *pe = page_ext_get(&folio->page);
+	struct mem_page_ext *mpe;
+
+	/* Charged only with page_ext: it stays while the folio exists. */
+	if (WARN_ON_ONCE(!pe))
+		return;
+	mpe = page_ext_mem(pe);
 	list_del(&mpe->node);
-	mem_clear(mpe);
+	mpe->folio = NULL;
+	page_ext_put(pe);
 }
 
 /* Record @folio as charged to @mc; its pages are on @mc's counter. */
 static void mem_commit(struct mem_container *mc, struct folio *folio)
 {
-	struct mem_page_ext *mpe;
 	struct page_ext *pe;
 	unsigned long flags;
 
@@ -1005,19 +1032,16 @@ static void mem_commit(struct mem_container *mc, struct folio *folio)
 		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
 		return;
 	}
-	mpe = page_ext_mem(pe);
 	spin_lock_irqsave(&mc->lock, flags);
-	if (WARN_ON_ONCE(mpe->owner)) {
+	if (WARN_ON_ONCE(folio->container_mem)) {
 		spin_unlock_irqrestore(&mc->lock, flags);
 		page_ext_put(pe);
 		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
 		return;
 	}
-	mpe->owner = mc;
-	mpe->folio = folio;
-	mpe->kind = 0;
-	mpe->lru = 0;
-	mem_list_add(mc, mpe);
+	/* Nothing else sees the new folio yet. */
+	WRITE_ONCE(folio->container_mem, (unsigned long)mc);
+	mem_list_add(mc, page_ext_mem(pe), folio);
 	spin_unlock_irqrestore(&mc->lock, flags);
 	page_ext_put(pe);
 	mem_event(mc, MEM_PGPGIN, 1);
@@ -1053,23 +1077,22 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 }
 
 /*
- * Lock the owner of a folio whose page_ext data is @mpe, and return it;
- * NULL if the folio is not charged.  The folios of a removed container
- * move to its parent under both locks, so check again once locked.  The
- * caller holds page_ext_get()'s RCU read lock, which keeps even a freed
- * owner's memory valid.
+ * Lock the owner of a folio whose owner word is @word, and return it; NULL
+ * if the folio is not charged.  The folios of a removed container move to
+ * its parent under both locks, so check again once locked.  The caller
+ * holds the RCU read lock, which keeps even a freed owner's memory valid.
  */
-static struct mem_container *mem_lock_owner(struct mem_page_ext *mpe,
+static struct mem_container *mem_lock_owner(unsigned long *word,
 					    unsigned long *flags)
 {
 	struct mem_container *mc;
 
 	for (;;) {
-		mc = READ_ONCE(mpe->owner);
+		mc = mem_word_owner(READ_ONCE(*word));
 		if (!mc)
 			return NULL;
 		spin_lock_irqsave(&mc->lock, *flags);
-		if (mpe->owner == mc)
+		if (mem_word_owner(READ_ONCE(*word)) == mc)
 			return mc;
 		spin_unlock_irqrestore(&mc->lock, *flags);
 	}
@@ -1091,6 +1114,21 @@ static void mem_uncharge_unlock(struct mem_container *mc, unsigned long nr,
 	mem_event(mc, MEM_PGPGOUT, events);
 }
 
+/*
+ * Take @folio, being freed, off the list of @mc, which is locked and its
+ * owner, and out of @mc's page counts.  Return its number of pages.
+ */
+static long mem_uncharge_locked(struct mem_container *mc, struct folio *folio)
+{
+	long nr = folio_nr_pages(folio);
+
+	mem_uncount(mc, folio->container_mem, nr);
+	mem_list_del(folio);
+	/* The refcount is zero: the LRU hook cannot run for it. */
+	WRITE_ONCE(folio->container_mem, 0);
+	return nr;
+}
+
 /**
  * container_mem_uncharge - a charged folio is being freed
  * @folio: the folio
@@ -1099,24 +1137,18 @@ static void mem_uncharge_unlock(struct mem_container *mc, unsigned long nr,
  */
 void container_mem_uncharge(struct folio *folio)
 {
-	struct mem_page_ext *mpe;
 	struct mem_container *mc;
-	struct page_ext *pe;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&container_mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging) ||
+	    !READ_ONCE(folio->container_mem))
 		return;
-	pe = page_ext_get(&folio->page);
-	if (!pe)
-		return;
-	mpe = page_ext_mem(pe);
-	mc = mem_lock_owner(mpe, &flags);
-	if (mc) {
-		mem_uncount(mc, mpe, folio_nr_pages(folio));
-		mem_list_del(mc, mpe);
-		mem_uncharge_unlock(mc, folio_nr_pages(folio), 1, flags);
-	}
-	page_ext_put(pe);
+	rcu_read_lock();
+	mc = mem_lock_owner(&folio->container_mem, &flags);
+	if (mc)
+		mem_uncharge_unlock(mc, mem_uncharge_locked(mc, folio), 1,
+				    flags);
+	rcu_read_unlock();
 }
 
 /**
@@ -1134,35 +1166,28 @@ void container_mem_uncharge_folios(struct folio_batch *folios)
 	/*
 	 * Folios of one container usually come together: keep its lock
 	 * over them and give their pages back at once.  The RCU read lock
-	 * keeps the locked owner's memory valid between page_ext_put()s.
+	 * keeps the locked owner's memory valid.
 	 */
 	rcu_read_lock();
 	for (i = 0; i < folio_batch_count(folios); i++) {
 		struct folio *folio = folios->folios[i];
-		struct mem_page_ext *mpe;
-		struct mem_container *mc;
-		struct page_ext *pe;
+		struct mem_container *mc = mem_owner(folio);
 
-		pe = page_ext_get(&folio->page);
-		if (!pe)
+		if (!mc)
 			continue;
-		mpe = page_ext_mem(pe);
-		mc = READ_ONCE(mpe->owner);
+		/* Read with @locked held: if it is @locked, it stays so. */
 		if (mc != locked) {
 			if (locked)
 				mem_uncharge_unlock(locked, nr, events, flags);
 			nr = 0;
 			events = 0;
-			locked = mc ? mem_lock_owner(mpe, &flags) : NULL;
+			locked = mem_lock_owner(&folio->container_mem, &flags);
 			mc = locked;
+			if (!mc)
+				continue;
 		}
-		if (mc) {
-			mem_uncount(mc, mpe, folio_nr_pages(folio));
-			mem_list_del(mc, mpe);
-			nr += folio_nr_pages(folio);
-			events++;
-		}
-		page_ext_put(pe);
+		nr += mem_uncharge_locked(mc, folio);
+		events++;
 	}
 	if (locked)
 		mem_uncharge_unlock(locked, nr, events, flags);
@@ -1176,43 +1201,41 @@ void container_mem_uncharge_folios(struct folio_batch *folios)
  */
 void container_mem_migrate(struct folio *old, struct folio *new)
 {
-	struct page_ext *pe_old, *pe_new;
-	struct mem_page_ext *mpe;
+	long nr = folio_nr_pages(old);
 	struct mem_container *mc;
+	struct page_ext *pe_new;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&container_mem_charging))
-		return;
-	pe_old = page_ext_get(&old->page);
-	if (!pe_old)
+	if (!static_branch_unlikely(&container_mem_charging) ||
+	    !READ_ONCE(old->container_mem))
 		return;
 	pe_new = page_ext_get(&new->page);
-	mpe = page_ext_mem(pe_old);
-	mc = mem_lock_owner(mpe, &flags);
+	rcu_read_lock();
+	mc = mem_lock_owner(&old->container_mem, &flags);
 	if (mc) {
-		if (pe_new) {
-			struct mem_page_ext *nmpe = page_ext_mem(pe_new);
+		unsigned long word = old->container_mem;
 
-			nmpe->owner = mc;
-			nmpe->folio = new;
-			/* Its kind goes with it; @new is not on a list yet. */
-			nmpe->kind = mpe->kind;
-			nmpe->lru = 0;
-			mpe->kind = 0;
-			mem_uncount(mc, mpe, folio_nr_pages(old));
-			list_replace(&mpe->node, &nmpe->node);
-			mem_clear(mpe);
+		mem_list_del(old);
+		if (pe_new) {
+			/*
+			 * Its kind goes with it; @new is not on an LRU list
+			 * yet.  Neither folio is on one: no LRU hook runs.
+			 */
+			mem_uncount(mc, word & MEM_WORD_LRU, nr);
+			WRITE_ONCE(new->container_mem,
+				   (unsigned long)mc | (word & MEM_WORD_KIND));
+			mem_list_add(mc, page_ext_mem(pe_new), new);
 		} else {
-			mem_uncount(mc, mpe, folio_nr_pages(old));
-			mem_list_del(mc, mpe);
+			mem_uncount(mc, word, nr);
 		}
+		WRITE_ONCE(old->container_mem, 0);
 		spin_unlock_irqrestore(&mc->lock, flags);
 		if (!pe_new)
-			page_counter_uncharge(&mc->memory, folio_nr_pages(old));
+			page_counter_uncharge(&mc->memory, nr);
 	}
+	rcu_read_unlock();
 	if (pe_new)
 		page_ext_put(pe_new);
-	page_ext_put(pe_old);
 }
 
 /**
@@ -1224,32 +1247,28 @@ void container_mem_migrate(struct folio *old, struct folio *new)
  */
 void container_mem_replace(struct folio *old, struct folio *new)
 {
-	struct page_ext *pe_old, *pe_new;
-	struct mem_page_ext *mpe;
 	struct mem_container *mc;
+	struct page_ext *pe_new;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&container_mem_charging))
-		return;
-	pe_old = page_ext_get(&old->page);
-	if (!pe_old)
+	if (!static_branch_unlikely(&container_mem_charging) ||
+	    !READ_ONCE(old->container_mem))
 		return;
 	pe_new = page_ext_get(&new->page);
-	mc = pe_new ? mem_lock_owner(page_ext_mem(pe_old), &flags) : NULL;
+	if (!pe_new)
+		return;
+	rcu_read_lock();
+	mc = mem_lock_owner(&old->container_mem, &flags);
 	if (mc) {
-		mpe = page_ext_mem(pe_new);
 		page_counter_charge(&mc->memory, folio_nr_pages(new));
-		mpe->owner = mc;
-		mpe->folio = new;
-		mpe->kind = 0;
-		mpe->lru = 0;
-		mem_list_add(mc, mpe);
+		/* Not visible yet: no LRU hook runs for it. */
+		WRITE_ONCE(new->container_mem, (unsigned long)mc);
+		mem_list_add(mc, page_ext_mem(pe_new), new);
 		spin_unlock_irqrestore(&mc->lock, flags);
 		mem_event(mc, MEM_PGPGIN, 1);
 	}
-	if (pe_new)
-		page_ext_put(pe_new);
-	page_ext_put(pe_old);
+	rcu_read_unlock();
+	page_ext_put(pe_new);
 }
 
 /**
@@ -1260,48 +1279,42 @@ void container_mem_replace(struct folio *old, struct folio *new)
  *
  * Each new folio after the first becomes charged to the same container.
  * Called before the tail pages become folios of their own, while
- * page_folio() of a tail page still gives the old large folio.
+ * page_folio() of a tail page still gives the old large folio; the folio
+ * is frozen, so no LRU hook runs for it.
  */
 void container_mem_split(struct page *head, int old_order, int new_order)
 {
-	struct mem_page_ext *mpe;
 	struct mem_container *mc;
-	struct page_ext *pe;
-	unsigned long flags, i;
+	unsigned long flags, i, word;
 
-	if (!static_branch_unlikely(&container_mem_charging))
+	if (!static_branch_unlikely(&container_mem_charging) ||
+	    !READ_ONCE(head->container_mem))
 		return;
-	pe = page_ext_get(head);
-	if (!pe)
-		return;
-	mpe = page_ext_mem(pe);
-	mc = mem_lock_owner(mpe, &flags);
+	rcu_read_lock();
+	mc = mem_lock_owner(&head->container_mem, &flags);
 	if (!mc)
 		goto out;
+	word = head->container_mem;
 	/* Small anonymous folios are no longer rss_huge. */
-	if ((mpe->kind & MEM_KIND_HUGE) && !new_order) {
+	if ((word & MEM_KIND_HUGE) && !new_order) {
 		mem_stat_mod(mc, MEM_RSS_HUGE, -(1L << old_order));
-		mpe->kind &= ~MEM_KIND_HUGE;
+		word &= ~MEM_KIND_HUGE;
+		WRITE_ONCE(head->container_mem, word);
 	}
 	for (i = 1UL << new_order; i < 1UL << old_order; i += 1UL << new_order) {
 		struct page_ext *tpe = page_ext_get(head + i);
-		struct mem_page_ext *tmpe;
 
 		if (!tpe)
 			continue;
-		tmpe = page_ext_mem(tpe);
-		tmpe->owner = mc;
-		/* The first page of a new folio: the folio, once split. */
-		tmpe->folio = (struct folio *)(head + i);
 		/* Each new folio counts its own pages as the old one did. */
-		tmpe->kind = mpe->kind;
-		tmpe->lru = mpe->lru;
-		mem_list_add(mc, tmpe);
+		WRITE_ONCE(head[i].container_mem, word);
+		/* The first page of a new folio: the folio, once split. */
+		mem_list_add(mc, page_ext_mem(tpe), (struct folio *)(head + i));
 		page_ext_put(tpe);
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
 out:
-	page_ext_put(pe);
+	rcu_read_unlock();
 }
 
 /* Folios handled with interrupts off at a time, at most. */
@@ -1332,16 +1345,27 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 		     n++) {
 			struct mem_page_ext *mpe;
 
+			struct folio *folio;
+			unsigned long word;
+
 			mpe = list_first_entry(&mc->folios, struct mem_page_ext,
 					       node);
-			nr += folio_nr_pages(mpe->folio);
+			folio = mpe->folio;
+			nr += folio_nr_pages(folio);
 			if (to_top) {
 				/* The top keeps no list: uncharged. */
-				mem_list_del(mc, mpe);
+				list_del(&mpe->node);
+				mpe->folio = NULL;
+				xchg(&folio->container_mem, 0);
 				continue;
 			}
 			list_move_tail(&mpe->node, &to->folios);
-			mpe->owner = to;
+			/* The LRU hook may change the other bits meanwhile. */
+			word = READ_ONCE(folio->container_mem);
+			do {
+			} while (!try_cmpxchg(&folio->container_mem, &word,
+					      (word & MEM_WORD_FLAGS) |
+					      (unsigned long)to));
 		}
 		if (!to_top)
 			spin_unlock(&to->lock);
@@ -1685,17 +1709,20 @@ mem_create(struct container_subsys_state *parent_css)
 	struct mem_container *parent = css_mem(parent_css), *mc;
 
 	if (!parent) {
+		BUILD_BUG_ON(MEM_WORD_FLAGS >= MEM_OWNER_ALIGN);
+		/* KMEM_CACHE() aligns objects as the type: MEM_OWNER_ALIGN. */
+		mem_cachep = KMEM_CACHE(mem_container, SLAB_PANIC);
 		container_mem_wq = alloc_workqueue("container_mem",
 						   WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 		if (!container_mem_wq || mem_state_init(&root_mem, NULL))
 			panic("container_mem: no memory at boot\n");
 		return &root_mem.css;
 	}
-	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	mc = kmem_cache_zalloc(mem_cachep, GFP_KERNEL);
 	if (!mc)
 		return ERR_PTR(-ENOMEM);
 	if (mem_state_init(mc, parent)) {
-		kfree(mc);
+		kmem_cache_free(mem_cachep, mc);
 		return ERR_PTR(-ENOMEM);
 	}
 	spin_lock(&mem_tree_lock);
@@ -1718,7 +1745,7 @@ static void mem_free_rcu(struct rcu_head *rcu)
 	mem_stat_fold(mc, mem_is_top(mc->parent) ? NULL : mc->parent);
 
 	free_percpu(mc->pcpu);
-	kfree(mc);
+	kmem_cache_free(mem_cachep, mc);
 }
 
 static void mem_destroy(struct container_subsys_state *css)
