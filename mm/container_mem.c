@@ -73,10 +73,13 @@
  * are per-CPU and atomic, without a lock; force_empty waits for a grace
  * period under mem_limit_mutex before folding them.
  *
- * A mem_container is pinned by a percpu_ref while a charge is in flight;
- * destroy waits for those, moves the folios up and frees the structure
- * after an RCU grace period, since uncharge looks at the owner under the
- * RCU read lock.
+ * Destroy runs a grace period after a container's last task left it.  A
+ * charge served from the stock finds its container and records the folio
+ * within one RCU read-side section, so it is done before destroy starts;
+ * a charge that goes to the page_counters and may sleep in reclaim pins
+ * the container with a percpu_ref, which destroy waits for.  Destroy then
+ * moves the folios up and frees the structure after another grace
+ * period, since uncharge looks at the owner under the RCU read lock.
  */
 
 #define pr_fmt(fmt) "container_mem: " fmt
@@ -487,31 +490,24 @@ static bool mem_is_descendant(struct mem_container *mc,
 }
 
 /*
- * The container to charge for @mm (current when NULL), pinned; NULL when
- * nothing is to be charged.
+ * The container to charge for @mm (current when NULL); NULL when nothing
+ * is to be charged.  Under RCU, which keeps it from being destroyed: its
+ * destroy runs a grace period after its last task left.
  */
-static struct mem_container *mem_get_charge_target(struct mm_struct *mm)
+static struct mem_container *mem_charge_target(struct mm_struct *mm)
 {
 	struct task_struct *task = current;
 	struct mem_container *mc;
 
-	rcu_read_lock();
 	if (mm) {
 		task = rcu_dereference(mm->owner);
 		if (!task)
-			goto none;
+			return NULL;
 	} else if (current->flags & PF_KTHREAD) {
-		goto none;
+		return NULL;
 	}
 	mc = css_mem(task_subsys_state(task, mem_subsys_id));
-	if (mem_is_top(mc))
-		goto none;
-	percpu_ref_get(&mc->ref);
-	rcu_read_unlock();
-	return mc;
-none:
-	rcu_read_unlock();
-	return NULL;
+	return mem_is_top(mc) ? NULL : mc;
 }
 
 /*
@@ -527,23 +523,6 @@ static void mem_stock_drain(struct mem_stock *stock)
 		page_counter_uncharge(&mc->memory, stock->nr_pages);
 	WRITE_ONCE(stock->nr_pages, 0);
 	WRITE_ONCE(stock->cached, NULL);
-}
-
-/* Take @nr pages of @mc from this CPU's stock, if it has them. */
-static bool mem_consume_stock(struct mem_container *mc, unsigned int nr)
-{
-	struct mem_stock *stock;
-	unsigned long flags;
-	bool ret = false;
-
-	local_lock_irqsave(&mem_stock.lock, flags);
-	stock = this_cpu_ptr(&mem_stock);
-	if (stock->cached == mc && stock->nr_pages >= nr) {
-		WRITE_ONCE(stock->nr_pages, stock->nr_pages - nr);
-		ret = true;
-	}
-	local_unlock_irqrestore(&mem_stock.lock, flags);
-	return ret;
 }
 
 /*
@@ -936,8 +915,6 @@ static int mem_try_charge(struct mem_container *mc, unsigned int nr_pages,
 	struct mem_container *over;
 	unsigned long flags;
 
-	if (mem_consume_stock(mc, nr_pages))
-		return 0;
 	/*
 	 * Charge a batch and stock the rest, unless that would hit a limit
 	 * (and count in failcnt) where the pages asked for would not.
@@ -1047,6 +1024,45 @@ static void mem_commit(struct mem_container *mc, struct folio *folio)
 	mem_event(mc, MEM_PGPGIN, 1);
 }
 
+/*
+ * The common case: this CPU's stock holds pages of @mc.  Take them and
+ * record @folio as charged, with interrupts off once for both.  Return
+ * false, having changed nothing, when the stock cannot cover @folio.
+ */
+static bool mem_charge_from_stock(struct mem_container *mc,
+				  struct folio *folio)
+{
+	unsigned int nr = folio_nr_pages(folio);
+	struct mem_stock *stock;
+	struct page_ext *pe;
+	unsigned long flags;
+	bool hit;
+
+	/* A folio that is charged already: mem_commit() complains. */
+	if (folio->container_mem)
+		return false;
+	pe = page_ext_get(&folio->page);
+	if (!pe)
+		return false;
+	spin_lock_irqsave(&mc->lock, flags);
+	local_lock(&mem_stock.lock);
+	stock = this_cpu_ptr(&mem_stock);
+	hit = stock->cached == mc && stock->nr_pages >= nr;
+	if (hit)
+		WRITE_ONCE(stock->nr_pages, stock->nr_pages - nr);
+	local_unlock(&mem_stock.lock);
+	if (hit) {
+		/* Nothing else sees the new folio yet. */
+		WRITE_ONCE(folio->container_mem, (unsigned long)mc);
+		mem_list_add(mc, page_ext_mem(pe), folio);
+	}
+	spin_unlock_irqrestore(&mc->lock, flags);
+	page_ext_put(pe);
+	if (hit)
+		mem_event(mc, MEM_PGPGIN, 1);
+	return hit;
+}
+
 /**
  * container_mem_charge - charge a new folio
  * @folio: the folio, not yet visible to anyone else
@@ -1066,9 +1082,15 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 
 	if (!static_branch_unlikely(&container_mem_charging))
 		return 0;
-	mc = mem_get_charge_target(mm);
-	if (!mc)
+	rcu_read_lock();
+	mc = mem_charge_target(mm);
+	if (!mc || mem_charge_from_stock(mc, folio)) {
+		rcu_read_unlock();
 		return 0;
+	}
+	/* Reclaim may sleep: pin @mc instead. */
+	percpu_ref_get(&mc->ref);
+	rcu_read_unlock();
 	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
 	if (!ret)
 		mem_commit(mc, folio);
