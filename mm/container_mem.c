@@ -405,20 +405,21 @@ void __container_mem_lru_add(struct folio *folio, int lru)
 	struct mem_container *mc;
 	long nr;
 
+	/* The owner stays valid until rcu_read_unlock(). */
+	rcu_read_lock();
 	/* Against a move of the folio to another owner (mem_move_folios()). */
 	do {
 		if (!old)
-			return;
+			goto out;
 		new = old;
 		if (!(old & MEM_WORD_KIND))
 			new |= mem_folio_kind(folio);
 		new = (new & ~MEM_WORD_LRU) | (lru + 1);
 		/* Put back on the list it was counted on: nothing to do. */
 		if (new == old)
-			return;
+			goto out;
 	} while (!try_cmpxchg(&folio->container_mem, &old, new));
 
-	rcu_read_lock();
 	mc = mem_word_owner(new);
 	nr = folio_nr_pages(folio);
 	if (!(old & MEM_WORD_KIND))
@@ -429,6 +430,7 @@ void __container_mem_lru_add(struct folio *folio, int lru)
 				     -nr);
 		mem_stat_mod(mc, MEM_LRU_BASE + lru, nr);
 	}
+out:
 	rcu_read_unlock();
 }
 
