@@ -27,7 +27,10 @@
  * cpus_read_lock()	the active CPUs stay put while sets are computed.
  * cpuset_mutex		serialises changes of tasks' CPU and node masks, so
  *			that a fork and a concurrent change of its
- *			container's sets cannot leave it with the old ones.
+ *			container's sets cannot leave it with the old ones;
+ *			also the count behind the allocator's static key
+ *			(cpuset_note_mems()), switched under it, so the
+ *			jump label lock nests inside.
  * callback_lock	spinlock (irq-safe): the sets, for readers that
  *			cannot sleep (the page allocator, the scheduler).
  *

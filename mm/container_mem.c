@@ -13,31 +13,31 @@
  * of read() and write()).  Tasks of a hierarchy's top container, and every
  * task while the subsystem is not bound to a hierarchy, are not charged.
  *
- * A charged folio's head page records its owner in struct page, in the
- * word memory cgroups use for the same (page->container_mem; struct page
- * does not grow, since the two cannot be built together), and the folio
- * sits on its owner's list of charged folios, oldest first, linked
- * through page_ext.  So the hooks that only need the owner (the LRU and
- * rmap ones, and uncharge for the many folios that were never charged)
- * cost no page_ext lookup.  Usage, limit, peak and failcnt are a page_counter
- * per container, charged hierarchically: a charge counts against every
- * ancestor below the top.  A charge stays with the container that made it
- * when the task moves.  When a container is removed, its folios move to
- * its parent's list, whose counter already includes them (to nobody, at
- * the top).  Each CPU keeps a small stock of pages charged ahead to one
- * container (struct mem_stock), so that most charges and uncharges touch
- * only that CPU's data, not the counters of every ancestor.
+ * A charged folio's head page records its owner in struct page, in the word
+ * memory cgroups use for the same (page->container_mem; struct page does not
+ * grow, since the two cannot be built together), and the folio sits on its
+ * owner's list of charged folios, oldest first, linked through page_ext.  So
+ * the hooks that only need the owner (the LRU and rmap ones, and uncharge for
+ * the many folios that were never charged) cost no page_ext lookup.  Usage,
+ * limit, peak and failcnt are a page_counter per container, charged
+ * hierarchically: a charge counts against every ancestor below the top.  A
+ * charge stays with the container that made it when the task moves.  When a
+ * container is removed, its folios move to its parent's list, whose counter
+ * already includes them (to nobody, at the top).  Each CPU keeps a small stock
+ * of pages charged ahead to one container (struct mem_stock), so that most
+ * charges and uncharges touch only that CPU's data, not the counters of every
+ * ancestor.
  *
- * Statistics.  memory.stat is kept in per-CPU counters.  What kind of
- * page a folio is (anonymous, page cache, shmem) is not known when it is
- * charged, but it is when the folio first goes on an LRU list: the hook in
+ * Statistics.  memory.stat is kept in per-CPU counters.  What kind of page a
+ * folio is (anonymous, page cache, shmem) is not known when it is charged, but
+ * it is when the folio first goes on an LRU list: the hook in
  * lruvec_add_folio() records the kind and the list in the low bits of the
- * owner word and counts them; uncharge, migration and THP split take them back or pass them on.
- * mapped_file follows the rmap's NR_FILE_MAPPED updates.  These updates
- * go to the folio's owner of the moment, read under RCU without its lock;
- * when the folios of a container move to its parent, whatever its
- * counters still hold is folded into the parent's after a grace period
- * (on removal, from the RCU callback that frees it).
+ * owner word and counts them; uncharge, migration and THP split take them back
+ * or pass them on.  mapped_file follows the rmap's NR_FILE_MAPPED updates.
+ * These updates go to the folio's owner of the moment, read under RCU without
+ * its lock; when the folios of a container move to its parent, whatever its
+ * counters still hold is folded into the parent's after a grace period (on
+ * removal, from the RCU callback that frees it).
  *
  * Limits.  A charge that would take a container (or an ancestor) over its
  * hard limit first reclaims folios of that container's subtree: isolated
@@ -49,8 +49,8 @@
  * Locking:
  *
  * mem_container.lock	irq-safe spinlock: the folio list and the owner
- *			recorded in the owner word of the folios on it.  The lists
- *			of a child and its parent are locked child first
+ *			recorded in the owner word of the folios on it.  The
+ *			lists of a child and its parent are locked child first
  *			(when folios move up).  Never held with the LRU lock
  *			of a node held, and the LRU lock is never taken
  *			under it.
@@ -1000,69 +1000,56 @@ static void mem_list_del(struct folio *folio)
 	page_ext_put(pe);
 }
 
-/* Record @folio as charged to @mc; its pages are on @mc's counter. */
-static void mem_commit(struct mem_container *mc, struct folio *folio)
-{
-	struct page_ext *pe;
-	unsigned long flags;
-
-	pe = page_ext_get(&folio->page);
-	if (!pe) {
-		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
-		return;
-	}
-	spin_lock_irqsave(&mc->lock, flags);
-	if (WARN_ON_ONCE(folio->container_mem)) {
-		spin_unlock_irqrestore(&mc->lock, flags);
-		page_ext_put(pe);
-		page_counter_uncharge(&mc->memory, folio_nr_pages(folio));
-		return;
-	}
-	/* Nothing else sees the new folio yet. */
-	WRITE_ONCE(folio->container_mem, (unsigned long)mc);
-	mem_list_add(mc, page_ext_mem(pe), folio);
-	spin_unlock_irqrestore(&mc->lock, flags);
-	page_ext_put(pe);
-	mem_event(mc, MEM_PGPGIN, 1);
-}
-
 /*
- * The common case: this CPU's stock holds pages of @mc.  Take them and
- * record @folio as charged, with interrupts off once for both.  Return
- * false, having changed nothing, when the stock cannot cover @folio.
+ * Record @folio as charged to @mc.  With @from_stock, first take its pages
+ * from this CPU's stock, under the same interrupts-off section (the stock
+ * lock nests inside @mc's), and return false, having changed nothing,
+ * when the stock cannot cover them.  Otherwise the pages are on @mc's
+ * counter already; if @folio cannot be recorded they are given back.
+ * Inlined, so that each caller gets only its own half.
  */
-static bool mem_charge_from_stock(struct mem_container *mc,
-				  struct folio *folio)
+static __always_inline bool mem_commit(struct mem_container *mc,
+				       struct folio *folio, bool from_stock)
 {
 	unsigned int nr = folio_nr_pages(folio);
-	struct mem_stock *stock;
 	struct page_ext *pe;
 	unsigned long flags;
-	bool hit;
+	bool ok;
 
-	/* A folio that is charged already: mem_commit() complains. */
-	if (folio->container_mem)
+	/* A folio charged already: complain on the path that gives up. */
+	if (from_stock && folio->container_mem)
 		return false;
 	pe = page_ext_get(&folio->page);
 	if (!pe)
-		return false;
+		goto fail;
 	spin_lock_irqsave(&mc->lock, flags);
-	local_lock(&mem_stock.lock);
-	stock = this_cpu_ptr(&mem_stock);
-	hit = stock->cached == mc && stock->nr_pages >= nr;
-	if (hit)
-		WRITE_ONCE(stock->nr_pages, stock->nr_pages - nr);
-	local_unlock(&mem_stock.lock);
-	if (hit) {
+	if (from_stock) {
+		struct mem_stock *stock;
+
+		local_lock(&mem_stock.lock);
+		stock = this_cpu_ptr(&mem_stock);
+		ok = stock->cached == mc && stock->nr_pages >= nr;
+		if (ok)
+			WRITE_ONCE(stock->nr_pages, stock->nr_pages - nr);
+		local_unlock(&mem_stock.lock);
+	} else {
+		ok = !WARN_ON_ONCE(folio->container_mem);
+	}
+	if (ok) {
 		/* Nothing else sees the new folio yet. */
 		WRITE_ONCE(folio->container_mem, (unsigned long)mc);
 		mem_list_add(mc, page_ext_mem(pe), folio);
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
 	page_ext_put(pe);
-	if (hit)
+	if (ok) {
 		mem_event(mc, MEM_PGPGIN, 1);
-	return hit;
+		return true;
+	}
+fail:
+	if (!from_stock)
+		page_counter_uncharge(&mc->memory, nr);
+	return false;
 }
 
 /**
@@ -1086,7 +1073,8 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 		return 0;
 	rcu_read_lock();
 	mc = mem_charge_target(mm);
-	if (!mc || mem_charge_from_stock(mc, folio)) {
+	/* The common case: this CPU's stock holds pages of @mc. */
+	if (!mc || mem_commit(mc, folio, true)) {
 		rcu_read_unlock();
 		return 0;
 	}
@@ -1095,7 +1083,7 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 	rcu_read_unlock();
 	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
 	if (!ret)
-		mem_commit(mc, folio);
+		mem_commit(mc, folio, false);
 	percpu_ref_put(&mc->ref);
 	return ret;
 }
@@ -1368,7 +1356,6 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 		for (n = 0; n < MEM_FOLIO_CHUNK && !list_empty(&mc->folios);
 		     n++) {
 			struct mem_page_ext *mpe;
-
 			struct folio *folio;
 			unsigned long word;
 

@@ -26,8 +26,9 @@ fi
 [ "$hi" -gt "$lo" ] || { echo "profile: REPS must be more than $lo" >&2; exit 1; }
 
 boot() {	# objdir mode reps name
+	local args="bench_mode=$2 bench_only=$workload"
 	ICOUNT=1 CPUS=1 BOOT_TIMEOUT=1800 \
-		APPEND="nokaslr norandmaps bench_mode=$2 bench_only=$workload bench_reps=$3" \
+		APPEND="nokaslr norandmaps $args bench_reps=$3" \
 		QEMU_EXTRA="-plugin $plugin,out=$out/$4.$3.counts" \
 		"$here/boot.sh" "$1/arch/x86/boot/bzImage" "$initrd" bench \
 		"$out/$4.$3.log" >/dev/null
