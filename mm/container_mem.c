@@ -277,6 +277,18 @@ static inline struct mem_page_ext *page_ext_mem(struct page_ext *pe)
 	return page_ext_data(pe, &container_mem_page_ext_ops);
 }
 
+/*
+ * The page_ext data of @folio's head page, NULL if it has none (then it
+ * cannot be charged).  The caller holds the RCU read lock and the folio,
+ * or is freeing it: its memory section stays online.
+ */
+static __always_inline struct mem_page_ext *mem_folio_ext(struct folio *folio)
+{
+	struct page_ext *pe = page_ext_lookup(&folio->page);
+
+	return pe ? page_ext_mem(pe) : NULL;
+}
+
 static inline bool mem_is_top(const struct mem_container *mc)
 {
 	return !mc->parent;
@@ -344,8 +356,8 @@ static void mem_stat_fold(struct mem_container *mc, struct mem_container *to)
 	}
 }
 
-static void mem_count_kind(struct mem_container *mc, unsigned long kind,
-			   long nr)
+static __always_inline void mem_count_kind(struct mem_container *mc,
+					   unsigned long kind, long nr)
 {
 	if (!(kind & MEM_KIND_COUNTED))
 		return;
@@ -361,8 +373,8 @@ static void mem_count_kind(struct mem_container *mc, unsigned long kind,
 }
 
 /* Take @nr pages counted as owner word @word says out of @mc's counts. */
-static void mem_uncount(struct mem_container *mc, unsigned long word,
-			long nr)
+static __always_inline void mem_uncount(struct mem_container *mc,
+					unsigned long word, long nr)
 {
 	mem_count_kind(mc, word & MEM_WORD_KIND, -nr);
 	if (word & MEM_WORD_LRU)
@@ -985,19 +997,16 @@ static void mem_list_add(struct mem_container *mc, struct mem_page_ext *mpe,
 	list_add_tail(&mpe->node, &mc->folios);
 }
 
-/* Take @folio off its owner's list: the owner's lock held. */
-static void mem_list_del(struct folio *folio)
+/* Take @folio off its owner's list: the owner's lock and RCU held. */
+static __always_inline void mem_list_del(struct folio *folio)
 {
-	struct page_ext *pe = page_ext_get(&folio->page);
-	struct mem_page_ext *mpe;
+	struct mem_page_ext *mpe = mem_folio_ext(folio);
 
 	/* Charged only with page_ext: it stays while the folio exists. */
-	if (WARN_ON_ONCE(!pe))
+	if (WARN_ON_ONCE(!mpe))
 		return;
-	mpe = page_ext_mem(pe);
 	list_del(&mpe->node);
 	mpe->folio = NULL;
-	page_ext_put(pe);
 }
 
 /*
@@ -1006,21 +1015,21 @@ static void mem_list_del(struct folio *folio)
  * lock nests inside @mc's), and return false, having changed nothing,
  * when the stock cannot cover them.  Otherwise the pages are on @mc's
  * counter already; if @folio cannot be recorded they are given back.
- * Inlined, so that each caller gets only its own half.
+ * Inlined, so that each caller gets only its own half.  Under RCU.
  */
 static __always_inline bool mem_commit(struct mem_container *mc,
 				       struct folio *folio, bool from_stock)
 {
 	unsigned int nr = folio_nr_pages(folio);
-	struct page_ext *pe;
+	struct mem_page_ext *mpe;
 	unsigned long flags;
 	bool ok;
 
 	/* A folio charged already: complain on the path that gives up. */
 	if (from_stock && folio->container_mem)
 		return false;
-	pe = page_ext_get(&folio->page);
-	if (!pe)
+	mpe = mem_folio_ext(folio);
+	if (!mpe)
 		goto fail;
 	spin_lock_irqsave(&mc->lock, flags);
 	if (from_stock) {
@@ -1038,10 +1047,9 @@ static __always_inline bool mem_commit(struct mem_container *mc,
 	if (ok) {
 		/* Nothing else sees the new folio yet. */
 		WRITE_ONCE(folio->container_mem, (unsigned long)mc);
-		mem_list_add(mc, page_ext_mem(pe), folio);
+		mem_list_add(mc, mpe, folio);
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
-	page_ext_put(pe);
 	if (ok) {
 		mem_event(mc, MEM_PGPGIN, 1);
 		return true;
@@ -1052,25 +1060,40 @@ fail:
 	return false;
 }
 
+/* Charge @folio to @mc, pinned, through the page_counters; may sleep. */
+static noinline int mem_charge_pinned(struct mem_container *mc,
+				      struct folio *folio, gfp_t gfp)
+{
+	int ret;
+
+	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
+	if (!ret) {
+		rcu_read_lock();
+		mem_commit(mc, folio, false);
+		rcu_read_unlock();
+	}
+	percpu_ref_put(&mc->ref);
+	return ret;
+}
+
 /**
- * container_mem_charge - charge a new folio
+ * __container_mem_charge - charge a new folio
  * @folio: the folio, not yet visible to anyone else
  * @mm: the mm it is for, or NULL for current's container
  * @gfp: how hard to try
  *
- * Called through mem_cgroup_charge() and mem_cgroup_swapin_charge_folio().
+ * Called through mem_cgroup_charge() and mem_cgroup_swapin_charge_folio()
+ * (container_mem_charge()) while a container other than the top exists.
  * Over a hard limit, reclaims the container's pages, then kills its
  * largest process.
  *
  * Return: 0, or -ENOMEM if the folio could not be charged.
  */
-int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
+int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
+			   gfp_t gfp)
 {
 	struct mem_container *mc;
-	int ret;
 
-	if (!static_branch_unlikely(&container_mem_charging))
-		return 0;
 	rcu_read_lock();
 	mc = mem_charge_target(mm);
 	/* The common case: this CPU's stock holds pages of @mc. */
@@ -1081,11 +1104,7 @@ int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 	/* Reclaim may sleep: pin @mc instead. */
 	percpu_ref_get(&mc->ref);
 	rcu_read_unlock();
-	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
-	if (!ret)
-		mem_commit(mc, folio, false);
-	percpu_ref_put(&mc->ref);
-	return ret;
+	return mem_charge_pinned(mc, folio, gfp);
 }
 
 /*
@@ -1130,7 +1149,8 @@ static void mem_uncharge_unlock(struct mem_container *mc, unsigned long nr,
  * Take @folio, being freed, off the list of @mc, which is locked and its
  * owner, and out of @mc's page counts.  Return its number of pages.
  */
-static long mem_uncharge_locked(struct mem_container *mc, struct folio *folio)
+static __always_inline long mem_uncharge_locked(struct mem_container *mc,
+						struct folio *folio)
 {
 	long nr = folio_nr_pages(folio);
 
@@ -1142,19 +1162,19 @@ static long mem_uncharge_locked(struct mem_container *mc, struct folio *folio)
 }
 
 /**
- * container_mem_uncharge - a charged folio is being freed
+ * __container_mem_uncharge - a charged folio is being freed
  * @folio: the folio
+ *
+ * Called through mem_cgroup_uncharge() (container_mem_uncharge()) for a
+ * folio whose owner word is set.
  *
  * Context: any; the folio's refcount is zero.
  */
-void container_mem_uncharge(struct folio *folio)
+void __container_mem_uncharge(struct folio *folio)
 {
 	struct mem_container *mc;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&container_mem_charging) ||
-	    !READ_ONCE(folio->container_mem))
-		return;
 	rcu_read_lock();
 	mc = mem_lock_owner(&folio->container_mem, &flags);
 	if (mc)
@@ -1164,7 +1184,7 @@ void container_mem_uncharge(struct folio *folio)
 }
 
 /**
- * container_mem_uncharge_folios - container_mem_uncharge() for a batch
+ * container_mem_uncharge_folios - __container_mem_uncharge() for a batch
  * @folios: the folios being freed
  */
 void container_mem_uncharge_folios(struct folio_batch *folios)
@@ -1214,21 +1234,20 @@ void container_mem_uncharge_folios(struct folio_batch *folios)
 void container_mem_migrate(struct folio *old, struct folio *new)
 {
 	long nr = folio_nr_pages(old);
+	struct mem_page_ext *mpe_new;
 	struct mem_container *mc;
-	struct page_ext *pe_new;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&container_mem_charging) ||
-	    !READ_ONCE(old->container_mem))
+	if (!container_mem_charged(old))
 		return;
-	pe_new = page_ext_get(&new->page);
 	rcu_read_lock();
+	mpe_new = mem_folio_ext(new);
 	mc = mem_lock_owner(&old->container_mem, &flags);
 	if (mc) {
 		unsigned long word = old->container_mem;
 
 		mem_list_del(old);
-		if (pe_new) {
+		if (mpe_new) {
 			/*
 			 * Its kind goes with it; @new is not on an LRU list
 			 * yet.  Neither folio is on one: no LRU hook runs.
@@ -1236,18 +1255,16 @@ void container_mem_migrate(struct folio *old, struct folio *new)
 			mem_uncount(mc, word & MEM_WORD_LRU, nr);
 			WRITE_ONCE(new->container_mem,
 				   (unsigned long)mc | (word & MEM_WORD_KIND));
-			mem_list_add(mc, page_ext_mem(pe_new), new);
+			mem_list_add(mc, mpe_new, new);
 		} else {
 			mem_uncount(mc, word, nr);
 		}
 		WRITE_ONCE(old->container_mem, 0);
 		spin_unlock_irqrestore(&mc->lock, flags);
-		if (!pe_new)
+		if (!mpe_new)
 			page_counter_uncharge(&mc->memory, nr);
 	}
 	rcu_read_unlock();
-	if (pe_new)
-		page_ext_put(pe_new);
 }
 
 /**
@@ -1259,28 +1276,24 @@ void container_mem_migrate(struct folio *old, struct folio *new)
  */
 void container_mem_replace(struct folio *old, struct folio *new)
 {
+	struct mem_page_ext *mpe_new;
 	struct mem_container *mc;
-	struct page_ext *pe_new;
 	unsigned long flags;
 
-	if (!static_branch_unlikely(&container_mem_charging) ||
-	    !READ_ONCE(old->container_mem))
-		return;
-	pe_new = page_ext_get(&new->page);
-	if (!pe_new)
+	if (!container_mem_charged(old))
 		return;
 	rcu_read_lock();
-	mc = mem_lock_owner(&old->container_mem, &flags);
+	mpe_new = mem_folio_ext(new);
+	mc = mpe_new ? mem_lock_owner(&old->container_mem, &flags) : NULL;
 	if (mc) {
 		page_counter_charge(&mc->memory, folio_nr_pages(new));
 		/* Not visible yet: no LRU hook runs for it. */
 		WRITE_ONCE(new->container_mem, (unsigned long)mc);
-		mem_list_add(mc, page_ext_mem(pe_new), new);
+		mem_list_add(mc, mpe_new, new);
 		spin_unlock_irqrestore(&mc->lock, flags);
 		mem_event(mc, MEM_PGPGIN, 1);
 	}
 	rcu_read_unlock();
-	page_ext_put(pe_new);
 }
 
 /**
@@ -1299,8 +1312,7 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 	struct mem_container *mc;
 	unsigned long flags, i, word;
 
-	if (!static_branch_unlikely(&container_mem_charging) ||
-	    !READ_ONCE(head->container_mem))
+	if (!container_mem_charged(page_folio(head)))
 		return;
 	rcu_read_lock();
 	mc = mem_lock_owner(&head->container_mem, &flags);
@@ -1314,15 +1326,15 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 		WRITE_ONCE(head->container_mem, word);
 	}
 	for (i = 1UL << new_order; i < 1UL << old_order; i += 1UL << new_order) {
-		struct page_ext *tpe = page_ext_get(head + i);
+		/* The first page of a new folio: the folio, once split. */
+		struct folio *tail = (struct folio *)(head + i);
+		struct mem_page_ext *mpe = mem_folio_ext(tail);
 
-		if (!tpe)
+		if (!mpe)
 			continue;
 		/* Each new folio counts its own pages as the old one did. */
-		WRITE_ONCE(head[i].container_mem, word);
-		/* The first page of a new folio: the folio, once split. */
-		mem_list_add(mc, page_ext_mem(tpe), (struct folio *)(head + i));
-		page_ext_put(tpe);
+		WRITE_ONCE(tail->container_mem, word);
+		mem_list_add(mc, mpe, tail);
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
 out:

@@ -12,16 +12,12 @@
 
 #include <linux/types.h>
 #include <linux/jump_label.h>
+#include <linux/mm_types.h>
 
-struct folio;
 struct folio_batch;
 struct page_ext_operations;
-struct mm_struct;
-struct page;
 
 #ifdef CONFIG_CONTAINER_MEM
-int container_mem_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp);
-void container_mem_uncharge(struct folio *folio);
 void container_mem_uncharge_folios(struct folio_batch *folios);
 void container_mem_migrate(struct folio *old, struct folio *new);
 void container_mem_replace(struct folio *old, struct folio *new);
@@ -32,20 +28,51 @@ extern struct page_ext_operations container_mem_page_ext_ops;
 
 /* On while a memory container other than the top exists. */
 DECLARE_STATIC_KEY_FALSE(container_mem_charging);
+int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
+			   gfp_t gfp);
+void __container_mem_uncharge(struct folio *folio);
 void __container_mem_lru_add(struct folio *folio, int lru);
 void __container_mem_mod_mapped(struct folio *folio, int nr);
+
+/*
+ * The hooks below cost a patched-out branch while no container but the
+ * top exists, and a test of the folio's owner word (0: not charged)
+ * before they call out otherwise: most folios a task maps are shared
+ * page cache charged to nobody.
+ */
+static inline bool container_mem_charged(struct folio *folio)
+{
+	return static_branch_unlikely(&container_mem_charging) &&
+	       READ_ONCE(folio->container_mem);
+}
+
+/* Charge new folio @folio for @mm (NULL: current); 0 or -ENOMEM. */
+static inline int container_mem_charge(struct folio *folio,
+				       struct mm_struct *mm, gfp_t gfp)
+{
+	if (!static_branch_unlikely(&container_mem_charging))
+		return 0;
+	return __container_mem_charge(folio, mm, gfp);
+}
+
+/* @folio is being freed: uncharge it. */
+static inline void container_mem_uncharge(struct folio *folio)
+{
+	if (container_mem_charged(folio))
+		__container_mem_uncharge(folio);
+}
 
 /* @folio goes on LRU list @lru: count it for its container's memory.stat. */
 static inline void container_mem_lru_add(struct folio *folio, int lru)
 {
-	if (static_branch_unlikely(&container_mem_charging))
+	if (container_mem_charged(folio))
 		__container_mem_lru_add(folio, lru);
 }
 
 /* @nr more (or fewer) pages of file folio @folio are mapped. */
 static inline void container_mem_mod_mapped(struct folio *folio, int nr)
 {
-	if (static_branch_unlikely(&container_mem_charging))
+	if (container_mem_charged(folio))
 		__container_mem_mod_mapped(folio, nr);
 }
 #else

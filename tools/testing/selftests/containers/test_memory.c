@@ -874,6 +874,56 @@ TEST_F_TIMEOUT(memfs, stat_counts_mapped_file_and_lru, 120)
 	free(c);
 }
 
+/*
+ * memory.stat follows the owner of a page, not the task that maps it:
+ * page cache charged to one container and mapped from another is the
+ * owner's mapped_file; cache charged to nobody (read from the top) is
+ * nobody's.
+ */
+TEST_F_TIMEOUT(memfs, mapped_file_counts_for_the_owner, 120)
+{
+	char *c1 = strdup(P("%s/c1", self->root));
+	char *c2 = strdup(P("%s/c2", self->root));
+	struct worker w1, w2, top;
+
+	ASSERT_EQ(0, cn_mkdir(c1));
+	ASSERT_EQ(0, cn_mkdir(c2));
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
+	ASSERT_EQ(0, worker_start(&w1, c1, self->file));
+	ASSERT_EQ(0, worker_start(&w2, c2, self->file));
+	/* c1 reads 16 MiB in through a mapping, then unmaps: its cache. */
+	ASSERT_EQ(0, worker_do(&w1, W_MAP_READ, 16, BIG_FILE));
+	ASSERT_EQ(0, worker_do(&w1, W_UNMAP, 0, NULL));
+	EXPECT_EQ(0, cn_stat_value(c1, "mapped_file"));
+	ASSERT_GE(cn_stat_value(c1, "cache"), 16 * MB);
+	/* c2 maps the same pages: still c1's, now mapped. */
+	ASSERT_EQ(0, worker_do(&w2, W_MAP_READ, 16, BIG_FILE));
+	EXPECT_EQ(16 * MB, cn_stat_value(c1, "mapped_file"));
+	EXPECT_EQ(0, cn_stat_value(c2, "mapped_file"));
+	EXPECT_EQ(0, cn_stat_value(c2, "cache"));
+	EXPECT_LT(usage(c2), SLACK);
+	ASSERT_EQ(0, worker_do(&w2, W_UNMAP, 0, NULL));
+	EXPECT_EQ(0, cn_stat_value(c1, "mapped_file"));
+
+	/* Read from the top, the pages are charged to nobody. */
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
+	EXPECT_EQ(0, cn_stat_value(c1, "cache"));
+	ASSERT_EQ(0, worker_start(&top, self->root, self->file));
+	ASSERT_EQ(0, worker_do(&top, W_READ, 16, BIG_FILE));
+	ASSERT_EQ(0, worker_do(&w2, W_MAP_READ, 16, BIG_FILE));
+	EXPECT_EQ(0, cn_stat_value(c2, "mapped_file"));
+	EXPECT_EQ(0, cn_stat_value(c2, "cache"));
+	EXPECT_EQ(0, cn_stat_value(c1, "mapped_file"));
+	EXPECT_LT(usage(c2), SLACK);
+	ASSERT_EQ(0, worker_do(&w2, W_UNMAP, 0, NULL));
+	worker_stop(&top);
+	worker_stop(&w2);
+	worker_stop(&w1);
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
+	free(c2);
+	free(c1);
+}
+
 /* Anonymous memory with zram swap: a hard limit swaps instead of killing. */
 FIXTURE(memswap) {
 	struct cn_env env;
