@@ -678,10 +678,6 @@ static void cpuset_attach(struct container_subsys_state *css,
 }
 
 /*
- * The child got its parent's masks, which may be older than its
- * container's if they changed while it was being forked.
- */
-/*
  * The child copied its parent's CPUs and nodes, which are right unless the
  * sets of its cpuset changed meanwhile.  A change either came before the
  * child was linked into its container, and is seen here, or its walk of
