@@ -1368,8 +1368,8 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 		for (n = 0; n < MEM_FOLIO_CHUNK && !list_empty(&mc->folios);
 		     n++) {
 			struct mem_page_ext *mpe;
+			unsigned long word, new;
 			struct folio *folio;
-			unsigned long word;
 
 			mpe = list_first_entry(&mc->folios, struct mem_page_ext,
 					       node);
@@ -1386,9 +1386,9 @@ static unsigned long mem_move_folios(struct mem_container *mc,
 			/* The LRU hook may change the other bits meanwhile. */
 			word = READ_ONCE(folio->container_mem);
 			do {
+				new = (word & MEM_WORD_FLAGS) | (unsigned long)to;
 			} while (!try_cmpxchg(&folio->container_mem, &word,
-					      (word & MEM_WORD_FLAGS) |
-					      (unsigned long)to));
+					      new));
 		}
 		if (!to_top)
 			spin_unlock(&to->lock);
