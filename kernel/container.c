@@ -24,10 +24,14 @@
  *			removes kernfs nodes under it.
  * container_threadgroup_rwsem
  *			percpu rw semaphore, read-held from container_can_fork()
- *			to container_post_fork() and in container_exit();
- *			write-held while tasks move, so that a task's css_group
- *			changes only when no fork or exit of it is in flight
- *			and a thread group moves as a whole.
+ *			to container_post_fork(), in container_exit(), and
+ *			where a thread group changes (de_thread() exchanging
+ *			the leader, exit_signals() setting PF_EXITING: see
+ *			container_threadgroup_change_begin()); write-held
+ *			while tasks move, so that a task's css_group changes
+ *			only when no fork or exit of it is in flight, and a
+ *			thread group, its leader and its PF_EXITING flags
+ *			stay as they are while it moves as a whole.
  * css_group_lock	spinlock: the css_group hash table, css_group.tasks,
  *			container.css_groups and nr_css_groups, the release
  *			list, and the final put of a css_group.
@@ -91,7 +95,7 @@
 DEFINE_MUTEX(container_mutex);
 DEFINE_SPINLOCK(css_group_lock);
 static DEFINE_SPINLOCK(release_agent_lock);
-DEFINE_STATIC_PERCPU_RWSEM(container_threadgroup_rwsem);
+DEFINE_PERCPU_RWSEM(container_threadgroup_rwsem);
 
 #define SUBSYS(_x)							\
 	[_x ## _subsys_id] = &_x ## _subsys,
@@ -361,20 +365,27 @@ static void init_container(struct container *cont, struct container_root *root,
  *
  * Breaks the active protection of @kn (so that rmdir, which removes kernfs
  * nodes under container_mutex, cannot deadlock against us), takes
- * container_mutex and checks that the container was not removed meanwhile.
+ * container_mutex and checks that what the caller relies on is still
+ * there: the container was not removed, and for a subsystem's file, the
+ * subsystem is still bound to the hierarchy (a remount may have unbound
+ * it and removed the file meanwhile; its state is then gone from the
+ * container).
  *
  * Context: process context, from a kernfs callback on @kn.
- * Return: the container, locked; NULL if it was removed.
+ * Return: the container, locked; NULL if it was removed or the file's
+ * subsystem unbound.
  */
 struct container *container_kn_lock_live(struct kernfs_node *kn)
 {
-	struct container *cont = kernfs_type(kn) == KERNFS_DIR ?
-				 kn->priv : kn->parent->priv;
+	bool is_dir = kernfs_type(kn) == KERNFS_DIR;
+	struct container *cont = is_dir ? kn->priv : kn->parent->priv;
+	struct container_file *cft = is_dir ? NULL : kn->priv;
 
 	refcount_inc(&cont->refcnt);
 	kernfs_break_active_protection(kn);
 	mutex_lock(&container_mutex);
-	if (test_bit(CONT_REMOVED, &cont->flags)) {
+	if (test_bit(CONT_REMOVED, &cont->flags) ||
+	    (cft && cft->ss && !cont->subsys[cft->ss->id])) {
 		mutex_unlock(&container_mutex);
 		kernfs_unbreak_active_protection(kn);
 		container_put(cont);
@@ -599,14 +610,13 @@ static void container_file_name(struct container *cont,
 		strscpy(buf, cft->name, MAX_CONTAINER_FILE_NAMELEN * 2);
 }
 
-static int container_add_file(struct container *cont,
-			      struct container_file *cft)
+static struct kernfs_node *container_add_file(struct container *cont,
+					      struct container_file *cft)
 {
 	char name[MAX_CONTAINER_FILE_NAMELEN * 2];
 	bool rd = cft->read_u64 || cft->read_s64 || cft->seq_show;
 	bool wr = cft->write_u64 || cft->write_s64 || cft->write;
 	const struct kernfs_ops *ops;
-	struct kernfs_node *kn;
 	umode_t mode = 0;
 
 	if (cft->seq_start)
@@ -623,11 +633,10 @@ static int container_add_file(struct container *cont,
 		mode |= 0200;
 
 	container_file_name(cont, cft, name);
-	kn = __kernfs_create_file(cont->kn, name, mode, current_fsuid(),
-				  current_fsgid(), 0, ops, cft, NULL,
-				  IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) ?
-				  &cft->lockdep_key : NULL);
-	return PTR_ERR_OR_ZERO(kn);
+	return __kernfs_create_file(cont->kn, name, mode, current_fsuid(),
+				    current_fsgid(), 0, ops, cft, NULL,
+				    IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) ?
+				    &cft->lockdep_key : NULL);
 }
 
 static bool container_file_wanted(struct container *cont,
@@ -644,14 +653,14 @@ static int container_add_files(struct container *cont,
 			       struct container_file *files)
 {
 	struct container_file *cft;
-	int ret;
+	struct kernfs_node *kn;
 
 	for (cft = files; cft && cft->name[0]; cft++) {
 		if (!container_file_wanted(cont, cft))
 			continue;
-		ret = container_add_file(cont, cft);
-		if (ret)
-			return ret;
+		kn = container_add_file(cont, cft);
+		if (IS_ERR(kn))
+			return PTR_ERR(kn);
 	}
 	return 0;
 }
@@ -922,6 +931,14 @@ struct attach_entry {
 	struct css_group *new_cg;
 };
 
+/* Is @t a live thread that is not in @cont yet?  RCU read lock held. */
+static bool container_attach_wanted(struct task_struct *t,
+				    struct container *cont)
+{
+	return !(t->flags & PF_EXITING) &&
+	       cg_container(task_css_group(t), cont->root) != cont;
+}
+
 /*
  * Move @leader (and its threads when @threadgroup) into @cont: all of them
  * or, when a subsystem refuses or memory runs out, none.  Threads already
@@ -936,32 +953,42 @@ static int container_attach(struct container *cont, struct task_struct *leader,
 	struct container_subsys *ss;
 	struct task_struct *t;
 	int n, nr = 0, i, j, ret = 0;
+	bool live = false;
 
 	lockdep_assert_held(&container_mutex);
 	percpu_rwsem_assert_held(&container_threadgroup_rwsem);
 
+	/*
+	 * The threadgroup lock keeps threads from being created, from
+	 * starting to exit and from exchanging the leader (de_thread()):
+	 * the thread list holds at most n live threads while we look.
+	 */
 	n = threadgroup ? get_nr_threads(leader) : 1;
 	ents = kvcalloc(n, sizeof(*ents), GFP_KERNEL);
 	if (!ents)
 		return -ENOMEM;
 
-	/* No thread can be created while we hold the threadgroup lock. */
 	rcu_read_lock();
-	t = leader;
-	do {
-		if (nr == n)
-			break;
-		if (t->flags & PF_EXITING)
-			continue;
-		if (cg_container(task_css_group(t), root) == cont)
-			continue;
-		get_task_struct(t);
-		ents[nr++].task = t;
-	} while (threadgroup && (t = next_thread(t)) != leader);
+	if (threadgroup) {
+		for_each_thread(leader, t) {
+			if (container_attach_wanted(t, cont) && nr < n) {
+				get_task_struct(t);
+				ents[nr++].task = t;
+			}
+			if (!(t->flags & PF_EXITING))
+				live = true;
+		}
+	} else {
+		live = !(leader->flags & PF_EXITING);
+		if (container_attach_wanted(leader, cont)) {
+			get_task_struct(leader);
+			ents[nr++].task = leader;
+		}
+	}
 	rcu_read_unlock();
 
 	if (!nr) {
-		ret = leader->flags & PF_EXITING ? -ESRCH : 0;
+		ret = live ? 0 : -ESRCH;
 		goto out;
 	}
 
@@ -1111,6 +1138,56 @@ void container_put_tasks(struct task_struct **tasks, int nr)
 	while (nr)
 		put_task_struct(tasks[--nr]);
 	kvfree(tasks);
+}
+
+/* Is @css @top or a descendant of it?  css_group_lock held. */
+static bool css_in_subtree(struct container_subsys_state *css,
+			   struct container_subsys_state *top)
+{
+	struct container *cont;
+
+	for (cont = css->container; cont; cont = cont->parent)
+		if (cont->subsys[top->ss->id] == top)
+			return true;
+	return false;
+}
+
+/**
+ * container_scan_tasks - call a function for each task of a subtree
+ * @top: a subsystem state
+ * @fn: called for each task whose state of @top's subsystem is @top or one
+ *	below it; a non-zero return ends the scan
+ * @arg: passed to @fn
+ *
+ * Walks the css_groups, not the containers, so that it needs no
+ * container_mutex (the memory subsystem's OOM killer runs where that
+ * cannot be taken).  Tasks that fork or move meanwhile may be missed.
+ *
+ * Context: takes css_group_lock, held while @fn runs: @fn must not sleep,
+ * and may take task_lock().
+ * Return: the last value @fn returned.
+ */
+int container_scan_tasks(struct container_subsys_state *top,
+			 int (*fn)(struct task_struct *task, void *arg),
+			 void *arg)
+{
+	struct task_struct *t;
+	struct css_group *cg;
+	int bkt, ret = 0;
+
+	spin_lock(&css_group_lock);
+	hash_for_each(css_group_table, bkt, cg, hlist) {
+		if (!css_in_subtree(cg->subsys[top->ss->id], top))
+			continue;
+		list_for_each_entry(t, &cg->tasks, container_node) {
+			ret = fn(t, arg);
+			if (ret)
+				goto out;
+		}
+	}
+out:
+	spin_unlock(&css_group_lock);
+	return ret;
 }
 
 /**
@@ -1389,9 +1466,10 @@ static ssize_t container_flag_write(struct kernfs_open_file *of, char *buf,
 {
 	struct container_file *cft = of->kn->priv;
 	struct container *cont = of_container(of);
-	unsigned int v;
+	u64 v;
 
-	if (kstrtouint(strstrip(buf), 0, &v) || v > 1)
+	/* As cgroup v1: any number, and anything but 0 sets the flag. */
+	if (kstrtoull(strstrip(buf), 0, &v))
 		return -EINVAL;
 	if (v)
 		set_bit(cft->private, &cont->flags);
@@ -1658,6 +1736,25 @@ static int container_check_options(struct fs_context *fc)
 	return 0;
 }
 
+/*
+ * Subsystems whose files may go without their prefix: as in cgroup v1,
+ * cpuset alone (for the old cpuset filesystem's names), so that no two
+ * files can ever want the same name.
+ */
+#if IS_ENABLED(CONFIG_CONTAINER_CPUSET)
+#define NOPREFIX_SUBSYS_MASK	BIT(cpuset_subsys_id)
+#else
+#define NOPREFIX_SUBSYS_MASK	0UL
+#endif
+
+static int container_check_noprefix(struct fs_context *fc, bool noprefix,
+				    unsigned long mask)
+{
+	if (noprefix && (mask & ~NOPREFIX_SUBSYS_MASK))
+		return invalfc(fc, "noprefix is allowed with cpuset alone");
+	return 0;
+}
+
 static unsigned long all_subsys_mask(void)
 {
 	return CONTAINER_SUBSYS_COUNT ? BIT(CONTAINER_SUBSYS_COUNT) - 1 : 0;
@@ -1883,6 +1980,8 @@ static struct container_root *container_find_root(struct fs_context *fc)
 		errorfc(fc, "a subsystem is bound to another hierarchy");
 		return ERR_PTR(-EBUSY);
 	}
+	if (container_check_noprefix(fc, ctx->noprefix, mask))
+		return ERR_PTR(-EINVAL);
 	return container_create_root(ctx, mask);
 }
 
@@ -1922,13 +2021,75 @@ static int container_get_tree(struct fs_context *fc)
 	return ret;
 }
 
+/*
+ * Create the files of the subsystems in @mask in @cont, not yet active,
+ * and return them in an array for container_unmake_files(); an
+ * ERR_PTR() when one cannot be made, with none of them left behind.
+ */
+static struct kernfs_node **container_make_files(struct container *cont,
+						 unsigned long mask)
+{
+	struct kernfs_node **kns, *kn;
+	struct container_subsys *ss;
+	struct container_file *cft;
+	int i, n = 0, ret;
+
+	lockdep_assert_held(&container_mutex);
+	for_each_subsys_in(ss, i, mask)
+		for (cft = ss->files; cft && cft->name[0]; cft++)
+			n++;
+	kns = kcalloc(n + 1, sizeof(*kns), GFP_KERNEL);
+	if (!kns)
+		return ERR_PTR(-ENOMEM);
+	n = 0;
+	for_each_subsys_in(ss, i, mask) {
+		for (cft = ss->files; cft && cft->name[0]; cft++) {
+			if (!container_file_wanted(cont, cft))
+				continue;
+			kn = container_add_file(cont, cft);
+			if (IS_ERR(kn)) {
+				ret = PTR_ERR(kn);
+				goto err;
+			}
+			kernfs_get(kn);
+			kns[n++] = kn;
+		}
+	}
+	return kns;
+
+err:
+	while (n--) {
+		kernfs_remove(kns[n]);
+		kernfs_put(kns[n]);
+	}
+	kfree(kns);
+	return ERR_PTR(ret);
+}
+
+/* Drop the array of container_make_files(), the files staying. */
+static void container_put_files(struct kernfs_node **kns)
+{
+	struct kernfs_node **kn;
+
+	for (kn = kns; *kn; kn++)
+		kernfs_put(*kn);
+	kfree(kns);
+}
+
+/*
+ * Remount: bind and unbind subsystems (only while the hierarchy has no
+ * child containers), set a new release agent.  All or nothing: the files
+ * of added subsystems are made, inactive, before anything changes, so a
+ * failure leaves the hierarchy exactly as it was.
+ */
 static int container_reconfigure(struct fs_context *fc)
 {
 	struct container_fs_context *ctx = container_fc(fc);
 	struct kernfs_root *kf_root = kernfs_root_from_sb(fc->root->d_sb);
 	struct container_root *root = kf_to_root(kf_root);
-	struct container_subsys *ss;
 	unsigned long mask, added, removed;
+	struct kernfs_node **kns = NULL;
+	struct container_subsys *ss;
 	int i, ret;
 
 	ret = container_check_options(fc);
@@ -1942,35 +2103,42 @@ static int container_reconfigure(struct fs_context *fc)
 		ret = invalfc(fc, "name cannot be changed");
 		goto out;
 	}
+	ret = container_check_noprefix(fc, ctx->noprefix ||
+				       test_bit(ROOT_NOPREFIX, &root->flags),
+				       mask);
+	if (ret)
+		goto out;
+	added = mask & ~root->subsys_mask;
+	removed = root->subsys_mask & ~mask;
 	if (mask != root->subsys_mask) {
 		if (!list_empty(&root->top.children)) {
 			errorfc(fc, "the hierarchy has child containers");
 			ret = -EBUSY;
 			goto out;
 		}
-		added = mask & ~root->subsys_mask;
-		removed = root->subsys_mask & ~mask;
 		if (added & bound_subsys_mask()) {
 			errorfc(fc, "a subsystem is bound to another hierarchy");
 			ret = -EBUSY;
 			goto out;
 		}
-		for_each_subsys_in(ss, i, removed)
-			container_rm_files(&root->top, ss->files);
-		rebind_subsystems(root, mask);
-		for_each_subsys_in(ss, i, added) {
-			ret = container_add_files(&root->top, ss->files);
-			if (ret) {
-				container_rm_files(&root->top, ss->files);
-				break;
-			}
+		kns = container_make_files(&root->top, added);
+		if (IS_ERR(kns)) {
+			ret = PTR_ERR(kns);
+			goto out;
 		}
-		kernfs_activate(root->top.kn);
 	}
+	/* Nothing below fails. */
 	if (ctx->release_agent) {
 		spin_lock(&release_agent_lock);
 		strscpy(root->release_agent, ctx->release_agent, PATH_MAX);
 		spin_unlock(&release_agent_lock);
+	}
+	if (mask != root->subsys_mask) {
+		for_each_subsys_in(ss, i, removed)
+			container_rm_files(&root->top, ss->files);
+		rebind_subsystems(root, mask);
+		kernfs_activate(root->top.kn);
+		container_put_files(kns);
 	}
 out:
 	mutex_unlock(&container_mutex);
@@ -2169,6 +2337,25 @@ static void show_root_subsys(struct seq_file *m, struct container_root *root)
 		seq_printf(m, "%sname=%s", sep, root->name);
 }
 
+/*
+ * The task whose containers /proc/<pid>/container shows for @task: itself,
+ * unless it is a thread group leader that has exited while other threads
+ * live on.  It then left its containers, but its pid still names the
+ * process, which is where its live threads are (and is listed in their
+ * container.procs).  RCU read lock held.
+ */
+static struct task_struct *proc_container_task(struct task_struct *task)
+{
+	struct task_struct *t;
+
+	if (!(task->flags & PF_EXITING) || !thread_group_leader(task))
+		return task;
+	for_each_thread(task, t)
+		if (!(t->flags & PF_EXITING))
+			return t;
+	return task;
+}
+
 /**
  * proc_container_show - print /proc/<pid>/container
  * @m: the seq_file
@@ -2195,7 +2382,7 @@ int proc_container_show(struct seq_file *m, struct pid_namespace *ns,
 	mutex_lock(&container_mutex);
 	spin_lock(&css_group_lock);
 	rcu_read_lock();
-	cg = task_css_group(task);
+	cg = task_css_group(proc_container_task(task));
 	list_for_each_entry(root, &container_roots, list) {
 		struct container *cont = cg_container(cg, root);
 		int ret;

@@ -517,10 +517,11 @@ static ssize_t cpuset_write_flag(struct kernfs_open_file *of, char *buf,
 	struct container *cont;
 	unsigned long flags;
 	struct cpuset *cs;
-	unsigned int v;
 	int ret;
+	u64 v;
 
-	if (kstrtouint(strstrip(buf), 10, &v) || v > 1)
+	/* As cgroup v1: any number, and anything but 0 sets the flag. */
+	if (kstrtoull(strstrip(buf), 0, &v))
 		return -EINVAL;
 
 	cont = container_kn_lock_live(of->kn);

@@ -109,6 +109,8 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/swap.h>
+#include <linux/swap_cgroup.h>
+#include <linux/xarray.h>
 
 #include "internal.h"
 
@@ -166,8 +168,14 @@ struct mem_percpu {
  * @folded: page counts handed over from removed descendants (and to them,
  *	for updates that reached this container after its folios left)
  * @soft_work: the over-limit handler (container_mem_wq)
+ * @soft_reclaimed: pages the handler has reclaimed, ever
+ * @throttle_mark: @soft_reclaimed when a task last slept for the soft limit
  * @throttle: current throttling delay in jiffies, 0 when not throttling
  * @had_children: a child was created (destroy must wait for its fold)
+ * @id: the number swap entries record their owner by (0 at the top)
+ * @id_ref: one reference while the container lives, plus one per swap
+ *	entry recorded with @id; the structure stays (without its per-CPU
+ *	counters) until the last one is dropped
  * @rcu: folds the page counts into the parent and frees the structure
  */
 struct mem_container {
@@ -184,8 +192,12 @@ struct mem_container {
 	struct mem_percpu __percpu *pcpu;
 	atomic_long_t folded[MEM_NR_STATS];
 	struct work_struct soft_work;
+	atomic_long_t soft_reclaimed;
+	unsigned long throttle_mark;
 	unsigned long throttle;
 	bool had_children;
+	unsigned short id;
+	refcount_t id_ref;
 	struct rcu_head rcu;
 } __aligned(MEM_OWNER_ALIGN);
 
@@ -253,6 +265,13 @@ static DEFINE_SPINLOCK(mem_tree_lock);
  * handed up (at the top: uncharged) before its count is dropped.
  */
 DEFINE_STATIC_KEY_FALSE(container_mem_charging);
+/*
+ * The containers by id, for the owners recorded in the swap map: an entry
+ * stays until the container is gone and no swap entry records it (RCU).
+ */
+static DEFINE_XARRAY_FLAGS(mem_ids, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+/* On once a swap entry may record an owner: swap frees look it up. */
+DEFINE_STATIC_KEY_FALSE(container_mem_swap_owned);
 static DEFINE_MUTEX(mem_limit_mutex);
 /* Runs the over-limit handlers; reclaim may be needed to make progress. */
 static struct workqueue_struct *container_mem_wq;
@@ -745,60 +764,81 @@ static unsigned long mem_reclaim(struct mem_container *top,
 	return reclaimed;
 }
 
-/*
- * The OOM killer of a container: kill the process with the largest
- * footprint in @top's subtree.  Return false if there was nothing to kill,
- * true if a process was killed or one is already dying.
- */
-static bool mem_oom_kill(struct mem_container *top)
+/* Would @nr more pages fit under the hard limit of @mc and its ancestors? */
+static bool mem_fits(struct mem_container *mc, unsigned long nr)
 {
-	struct task_struct *p, *t, *victim = NULL;
-	unsigned long best = 0;
-	bool dying = false;
+	struct page_counter *c;
 
-	rcu_read_lock();
-	for_each_process(p) {
-		struct mem_container *mc;
-		unsigned long points;
-
-		if (p->flags & PF_KTHREAD || !p->mm)
-			continue;
-		mc = css_mem(task_subsys_state(p, mem_subsys_id));
-		if (!mem_is_descendant(mc, top))
-			continue;
-		if (fatal_signal_pending(p) || (p->flags & PF_EXITING)) {
-			dying = true;
-			break;
-		}
-		if (p->signal->oom_score_adj == OOM_SCORE_ADJ_MIN)
-			continue;
-		/* p->mm may go at any time: read it under task_lock(). */
-		t = find_lock_task_mm(p);
-		if (!t)
-			continue;
-		points = get_mm_rss(t->mm) +
-			 get_mm_counter(t->mm, MM_SWAPENTS) + 1;
-		task_unlock(t);
-		if (points > best) {
-			best = points;
-			victim = p;
-		}
-	}
-	if (!dying && victim)
-		get_task_struct(victim);
-	rcu_read_unlock();
-
-	if (dying)
-		return true;
-	if (!victim)
-		return false;
-	pr_info_ratelimited("over its hard limit: killed process %d (%s), %lu kB resident\n",
-			    task_pid_nr(victim), victim->comm,
-			    best << (PAGE_SHIFT - 10));
-	do_send_sig_info(SIGKILL, SEND_SIG_PRIV, victim, PIDTYPE_TGID);
-	put_task_struct(victim);
-	mem_event(top, MEM_OOM_KILL, 1);
+	for (c = &mc->memory; c; c = c->parent)
+		if (page_counter_read(c) + nr > READ_ONCE(c->max))
+			return false;
 	return true;
+}
+
+/**
+ * container_mem_get_max - the hard limit out_of_memory() measures against
+ * @css: the memory state of the container in OOM
+ *
+ * Return: the lowest hard limit of @css and its ancestors, in pages.
+ */
+unsigned long container_mem_get_max(struct container_subsys_state *css)
+{
+	struct mem_container *mc = css_mem(css);
+	unsigned long max = PAGE_COUNTER_MAX;
+
+	for (; !mem_is_top(mc); mc = mc->parent)
+		max = min(max, READ_ONCE(mc->memory.max));
+	return max;
+}
+
+/**
+ * container_mem_scan_tasks - the tasks out_of_memory() chooses among
+ * @css: the memory state of the container in OOM
+ * @fn: called for each task of @css's subtree; non-zero ends the scan
+ * @arg: passed to @fn
+ *
+ * Every thread is visited, so a process whose main thread has exited is
+ * found through the threads that remain.
+ *
+ * Context: under oom_lock; @fn runs with a spinlock held.
+ */
+void container_mem_scan_tasks(struct container_subsys_state *css,
+			      int (*fn)(struct task_struct *, void *),
+			      void *arg)
+{
+	container_scan_tasks(css, fn, arg);
+}
+
+/*
+ * The OOM killer of a container: out_of_memory() limited to @top's subtree,
+ * so that the victim is chosen, killed and reaped (oom_score_adj, the OOM
+ * reaper, memory reserves for the victim) as the kernel's OOM killer does,
+ * but never outside the subtree.  Return false if there was nothing to
+ * kill, true if a process was killed or one is already dying.
+ */
+static bool mem_oom_kill(struct mem_container *top, gfp_t gfp,
+			 unsigned int nr_pages)
+{
+	struct oom_control oc = {
+		.container = &top->css,
+		.gfp_mask = gfp,
+		.order = get_order(nr_pages * PAGE_SIZE),
+	};
+	bool ret;
+
+	if (mutex_lock_killable(&oom_lock))
+		return true;
+	/* Someone else's victim may have made room meanwhile. */
+	if (mem_fits(top, nr_pages)) {
+		mutex_unlock(&oom_lock);
+		return true;
+	}
+	ret = tsk_is_oom_victim(current) || fatal_signal_pending(current) ||
+	      (current->flags & PF_EXITING) || out_of_memory(&oc);
+	mutex_unlock(&oom_lock);
+	if (oc.chosen && oc.chosen != (void *)-1UL)
+		mem_event(top, MEM_OOM_KILL, 1);
+	return ret;
 }
 
 /*
@@ -811,8 +851,10 @@ static bool mem_oom_kill(struct mem_container *top)
  * never runs twice at once.  A task that charges while its container is
  * more than 1/8 over the soft limit is also throttled: on its way back to
  * user space it sleeps, interruptibly, a little longer each time the
- * container is still that far over (up to MEM_THROTTLE_MAX), as long as
- * the handler is still at work.
+ * container is still that far over (up to MEM_THROTTLE_MAX), but only
+ * while the handler makes progress: when it has reclaimed nothing since
+ * the last sleep (anonymous memory without swap, say), tasks are not
+ * slowed down for nothing.
  */
 
 static void mem_soft_limit_work(struct work_struct *work)
@@ -829,6 +871,7 @@ static void mem_soft_limit_work(struct work_struct *work)
 		got = mem_reclaim(mc, min(usage - soft, 1024UL), GFP_KERNEL);
 		if (!got)
 			break;
+		atomic_long_add(got, &mc->soft_reclaimed);
 		mem_event(mc, MEM_RECLAIMED, got);
 		cond_resched();
 	}
@@ -873,7 +916,7 @@ static void mem_check_soft_limit(struct mem_container *mc)
 void container_mem_handle_throttle(void)
 {
 	struct mem_container *mc, *pos, *over = NULL;
-	unsigned long delay;
+	unsigned long delay, progress;
 
 	rcu_read_lock();
 	mc = css_mem(task_subsys_state(current, mem_subsys_id));
@@ -887,14 +930,18 @@ void container_mem_handle_throttle(void)
 	rcu_read_unlock();
 
 	/*
-	 * Sleeping only helps while the handler reclaims: when it found
-	 * nothing more to reclaim (anonymous memory without swap), do not
-	 * slow the task down for nothing.
+	 * Sleeping only helps while the handler reclaims: not before it has
+	 * reclaimed anything, nor when it has reclaimed nothing since the
+	 * last sleep (it found nothing it can reclaim: anonymous memory
+	 * without swap, say).
 	 */
-	if (!work_busy(&over->soft_work)) {
+	progress = atomic_long_read(&over->soft_reclaimed);
+	if (progress == READ_ONCE(over->throttle_mark)) {
+		WRITE_ONCE(over->throttle, 0);
 		percpu_ref_put(&over->ref);
 		return;
 	}
+	WRITE_ONCE(over->throttle_mark, progress);
 
 	delay = clamp(READ_ONCE(over->throttle) * 2, 1UL,
 		      (unsigned long)MEM_THROTTLE_MAX);
@@ -907,17 +954,6 @@ void container_mem_handle_throttle(void)
 /*
  * Charging.
  */
-
-/* Would @nr more pages fit under the hard limit of @mc and its ancestors? */
-static bool mem_fits(struct mem_container *mc, unsigned long nr)
-{
-	struct page_counter *c;
-
-	for (c = &mc->memory; c; c = c->parent)
-		if (page_counter_read(c) + nr > READ_ONCE(c->max))
-			return false;
-	return true;
-}
 
 static int mem_try_charge(struct mem_container *mc, unsigned int nr_pages,
 			  gfp_t gfp)
@@ -975,7 +1011,7 @@ retry:
 		goto nomem;
 
 	/* Wait (about a second at most) for a victim to free its memory. */
-	if (oom_waits++ < 50 && mem_oom_kill(over)) {
+	if (oom_waits++ < 50 && mem_oom_kill(over, gfp, nr_pages)) {
 		schedule_timeout_killable(HZ / 50);
 		reclaim_retries = 1;
 		goto retry;
@@ -1272,7 +1308,9 @@ void container_mem_migrate(struct folio *old, struct folio *new)
  * @old: the folio being replaced; it keeps its charge until freed
  * @new: the new folio
  *
- * The new folio is charged to the same container, without a limit check.
+ * The new folio is charged to the same container, without a limit check,
+ * unless it is charged already (as memcg, for FUSE's splice move, which
+ * may hand over a folio that has a charge of its own).
  */
 void container_mem_replace(struct folio *old, struct folio *new)
 {
@@ -1280,7 +1318,7 @@ void container_mem_replace(struct folio *old, struct folio *new)
 	struct mem_container *mc;
 	unsigned long flags;
 
-	if (!container_mem_charged(old))
+	if (!container_mem_charged(old) || READ_ONCE(new->container_mem))
 		return;
 	rcu_read_lock();
 	mpe_new = mem_folio_ext(new);
@@ -1294,6 +1332,109 @@ void container_mem_replace(struct folio *old, struct folio *new)
 		mem_event(mc, MEM_PGPGIN, 1);
 	}
 	rcu_read_unlock();
+}
+
+/*
+ * Swap.  When a charged folio gets a swap slot, the slot records its owner's
+ * id in the swap map (mm/swap_cgroup.c, which memory cgroups use the same
+ * way), and the owner's id_ref counts the slot.  A folio read back from swap
+ * is charged to that owner, whoever reads it: a fault, readahead, swapoff or
+ * shmem.  When the owner is gone (its id_ref kept the structure), the
+ * folio is charged as a new one would be.  Freeing the slot drops the count.
+ */
+
+static void mem_free_struct(struct rcu_head *rcu)
+{
+	kmem_cache_free(mem_cachep, container_of(rcu, struct mem_container, rcu));
+}
+
+/* Drop @nr id references; free the structure with the last one. */
+static void mem_id_put(struct mem_container *mc, unsigned int nr)
+{
+	unsigned long flags;
+
+	if (!refcount_sub_and_test(nr, &mc->id_ref))
+		return;
+	xa_lock_irqsave(&mem_ids, flags);
+	__xa_erase(&mem_ids, mc->id);
+	xa_unlock_irqrestore(&mem_ids, flags);
+	/* Lookups hold the RCU read lock; mc->rcu's first use is over. */
+	call_rcu(&mc->rcu, mem_free_struct);
+}
+
+/**
+ * __container_mem_swap_record - a charged folio gets swap slots
+ * @folio: the folio, locked, in the swap cache
+ * @entry: its first swap entry
+ *
+ * Context: any; takes the owner's lock.
+ * Return: 0 (the slots are not charged: there is no swap limit).
+ */
+int __container_mem_swap_record(struct folio *folio, swp_entry_t entry)
+{
+	unsigned int nr = folio_nr_pages(folio);
+	struct mem_container *mc;
+	unsigned long flags;
+
+	rcu_read_lock();
+	mc = mem_lock_owner(&folio->container_mem, &flags);
+	if (mc) {
+		refcount_add(nr, &mc->id_ref);
+		spin_unlock_irqrestore(&mc->lock, flags);
+		swap_cgroup_record(entry, mc->id, nr);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+/**
+ * __container_mem_swap_free - swap slots are freed
+ * @entry: the first one
+ * @nr: how many, all recorded for the same folio
+ */
+void __container_mem_swap_free(swp_entry_t entry, unsigned int nr)
+{
+	unsigned short id = swap_cgroup_record(entry, 0, nr);
+	struct mem_container *mc;
+
+	if (!id)
+		return;
+	rcu_read_lock();
+	mc = xa_load(&mem_ids, id);
+	rcu_read_unlock();
+	/* Our references on it keep it. */
+	if (!WARN_ON_ONCE(!mc))
+		mem_id_put(mc, nr);
+}
+
+/**
+ * __container_mem_swapin_charge - charge a folio read back from swap
+ * @folio: the new folio
+ * @mm: the mm of the fault, or NULL (readahead, swapoff, shmem)
+ * @gfp: how reclaim may be done
+ * @entry: the swap entry it is read from
+ *
+ * The folio goes to the container that swapped it out, if it still
+ * exists; otherwise it is charged as any new folio of @mm.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int __container_mem_swapin_charge(struct folio *folio, struct mm_struct *mm,
+				  gfp_t gfp, swp_entry_t entry)
+{
+	unsigned short id = lookup_swap_cgroup_id(entry);
+	struct mem_container *mc;
+
+	if (id) {
+		rcu_read_lock();
+		mc = xa_load(&mem_ids, id);
+		if (mc && percpu_ref_tryget_live(&mc->ref)) {
+			rcu_read_unlock();
+			return mem_charge_pinned(mc, folio, gfp);
+		}
+		rcu_read_unlock();
+	}
+	return __container_mem_charge(folio, mm, gfp);
 }
 
 /**
@@ -1422,6 +1563,11 @@ static u64 mem_read(struct container_subsys_state *css,
 
 	switch (cft->private) {
 	case MEM_USAGE:
+		/* As cgroup v1: the top shows what the whole system uses. */
+		if (mem_is_top(mc))
+			return (u64)(global_node_page_state(NR_FILE_PAGES) +
+				     global_node_page_state(NR_ANON_MAPPED)) *
+			       PAGE_SIZE;
 		return (u64)mem_usage(mc) * PAGE_SIZE;
 	case MEM_MAX_USAGE:
 		return (u64)READ_ONCE(mc->memory.watermark) * PAGE_SIZE;
@@ -1647,7 +1793,6 @@ out:
 static struct container_file mem_files[] = {
 	{
 		.name = "usage_in_bytes",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.private = MEM_USAGE,
 	},
@@ -1730,6 +1875,8 @@ static struct container_subsys_state *
 mem_create(struct container_subsys_state *parent_css)
 {
 	struct mem_container *parent = css_mem(parent_css), *mc;
+	u32 id;
+	int ret;
 
 	if (!parent) {
 		BUILD_BUG_ON(MEM_WORD_FLAGS >= MEM_OWNER_ALIGN);
@@ -1744,10 +1891,20 @@ mem_create(struct container_subsys_state *parent_css)
 	mc = kmem_cache_zalloc(mem_cachep, GFP_KERNEL);
 	if (!mc)
 		return ERR_PTR(-ENOMEM);
+	ret = xa_alloc_irq(&mem_ids, &id, mc, XA_LIMIT(1, USHRT_MAX),
+			   GFP_KERNEL);
+	if (ret) {
+		kmem_cache_free(mem_cachep, mc);
+		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
+	}
+	mc->id = id;
+	refcount_set(&mc->id_ref, 1);
 	if (mem_state_init(mc, parent)) {
+		xa_erase_irq(&mem_ids, id);
 		kmem_cache_free(mem_cachep, mc);
 		return ERR_PTR(-ENOMEM);
 	}
+	static_branch_enable(&container_mem_swap_owned);
 	spin_lock(&mem_tree_lock);
 	list_add_tail_rcu(&mc->sibling, &parent->children);
 	parent->had_children = true;
@@ -1768,7 +1925,9 @@ static void mem_free_rcu(struct rcu_head *rcu)
 	mem_stat_fold(mc, mem_is_top(mc->parent) ? NULL : mc->parent);
 
 	free_percpu(mc->pcpu);
-	kmem_cache_free(mem_cachep, mc);
+	mc->pcpu = NULL;
+	/* Swap entries may still record it: see mem_id_put(). */
+	mem_id_put(mc, 1);
 }
 
 static void mem_destroy(struct container_subsys_state *css)

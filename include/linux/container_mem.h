@@ -16,6 +16,8 @@
 
 struct folio_batch;
 struct page_ext_operations;
+struct container_subsys_state;
+struct task_struct;
 
 #ifdef CONFIG_CONTAINER_MEM
 void container_mem_uncharge_folios(struct folio_batch *folios);
@@ -33,6 +35,12 @@ int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
 void __container_mem_uncharge(struct folio *folio);
 void __container_mem_lru_add(struct folio *folio, int lru);
 void __container_mem_mod_mapped(struct folio *folio, int nr);
+int __container_mem_swapin_charge(struct folio *folio, struct mm_struct *mm,
+				  gfp_t gfp, swp_entry_t entry);
+int __container_mem_swap_record(struct folio *folio, swp_entry_t entry);
+void __container_mem_swap_free(swp_entry_t entry, unsigned int nr);
+/* On once a swap entry may record its owner. */
+DECLARE_STATIC_KEY_FALSE(container_mem_swap_owned);
 
 /*
  * The hooks below cost a patched-out branch while no container but the
@@ -75,8 +83,69 @@ static inline void container_mem_mod_mapped(struct folio *folio, int nr)
 	if (container_mem_charged(folio))
 		__container_mem_mod_mapped(folio, nr);
 }
+
+/* For out_of_memory() limited to a container: see mm/oom_kill.c. */
+unsigned long container_mem_get_max(struct container_subsys_state *css);
+void container_mem_scan_tasks(struct container_subsys_state *css,
+			      int (*fn)(struct task_struct *, void *),
+			      void *arg);
+
+/* Charge @folio, read from swap @entry, to the container that swapped it. */
+static inline int container_mem_swapin_charge(struct folio *folio,
+					      struct mm_struct *mm, gfp_t gfp,
+					      swp_entry_t entry)
+{
+	if (!static_branch_unlikely(&container_mem_charging))
+		return 0;
+	return __container_mem_swapin_charge(folio, mm, gfp, entry);
+}
+
+/* @folio gets swap slots from @entry on: record its owner there. */
+static inline int container_mem_swap_record(struct folio *folio,
+					    swp_entry_t entry)
+{
+	if (container_mem_charged(folio))
+		return __container_mem_swap_record(folio, entry);
+	return 0;
+}
+
+/* @nr swap slots from @entry on are freed. */
+static inline void container_mem_swap_free(swp_entry_t entry, unsigned int nr)
+{
+	if (static_branch_unlikely(&container_mem_swap_owned))
+		__container_mem_swap_free(entry, nr);
+}
 #else
+static inline int container_mem_swapin_charge(struct folio *folio,
+					      struct mm_struct *mm, gfp_t gfp,
+					      swp_entry_t entry)
+{
+	return 0;
+}
+
+static inline int container_mem_swap_record(struct folio *folio,
+					    swp_entry_t entry)
+{
+	return 0;
+}
+
+static inline void container_mem_swap_free(swp_entry_t entry, unsigned int nr)
+{
+}
+
 static inline void container_mem_lru_add(struct folio *folio, int lru)
+{
+}
+
+static inline unsigned long
+container_mem_get_max(struct container_subsys_state *css)
+{
+	return 0;
+}
+
+static inline void
+container_mem_scan_tasks(struct container_subsys_state *css,
+			 int (*fn)(struct task_struct *, void *), void *arg)
 {
 }
 

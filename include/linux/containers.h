@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 #include <linux/workqueue.h>
 #include <linux/lockdep_types.h>
+#include <linux/percpu-rwsem.h>
 
 struct container;
 struct container_root;
@@ -295,6 +296,38 @@ int container_clone(struct task_struct *task, struct container_subsys *ss,
 	for ((pos) = container_next_descendant_pre(NULL, (top)); (pos);	\
 	     (pos) = container_next_descendant_pre((pos), (top)))
 
+int container_scan_tasks(struct container_subsys_state *top,
+			 int (*fn)(struct task_struct *task, void *arg),
+			 void *arg);
+
+extern struct percpu_rw_semaphore container_threadgroup_rwsem;
+
+/**
+ * container_threadgroup_change_begin - keep task moves out of a thread group
+ * @tsk: the task about to change its thread group (current)
+ *
+ * A thread group moves between containers as a whole, found through its
+ * group_leader and its thread list.  A change of either (de_thread() making
+ * an exec'ing thread the leader, exit_signals() setting PF_EXITING) must
+ * not happen while tasks move: this takes the threadgroup lock for reading
+ * until container_threadgroup_change_end().
+ *
+ * Context: process context; may sleep.
+ */
+static inline void container_threadgroup_change_begin(struct task_struct *tsk)
+{
+	percpu_down_read(&container_threadgroup_rwsem);
+}
+
+/**
+ * container_threadgroup_change_end - undo container_threadgroup_change_begin()
+ * @tsk: the task given to container_threadgroup_change_begin()
+ */
+static inline void container_threadgroup_change_end(struct task_struct *tsk)
+{
+	percpu_up_read(&container_threadgroup_rwsem);
+}
+
 void container_fork(struct task_struct *child);
 int container_can_fork(struct task_struct *child);
 void container_cancel_fork(struct task_struct *child);
@@ -317,6 +350,8 @@ int proc_container_show(struct seq_file *m, struct pid_namespace *ns,
 
 #else /* !CONFIG_CONTAINERS */
 
+static inline void container_threadgroup_change_begin(struct task_struct *tsk) {}
+static inline void container_threadgroup_change_end(struct task_struct *tsk) {}
 static inline void container_fork(struct task_struct *child) {}
 static inline int container_can_fork(struct task_struct *child) { return 0; }
 static inline void container_cancel_fork(struct task_struct *child) {}

@@ -27,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -394,17 +396,17 @@ TEST_F(bare, mount_debug_prefixed_files)
 	EXPECT_FALSE(cn_exists(P("%s/c/release_agent", m)));
 }
 
+/* noprefix is for cpuset alone, as in cgroup v1 (the old cpuset fs). */
 TEST_F(bare, mount_noprefix)
 {
 	char *m;
 	int i;
 
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "debug,noprefix", &m));
-	for (i = 0; i < ARRAY_SIZE(debug_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/%s", m, debug_files[i] + 6)))
-			TH_LOG("missing %s", debug_files[i] + 6);
-		EXPECT_FALSE(cn_exists(P("%s/%s", m, debug_files[i])));
-	}
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "cpuset,noprefix", &m));
+	EXPECT_TRUE(cn_exists(P("%s/cpus", m)));
+	EXPECT_TRUE(cn_exists(P("%s/mems", m)));
+	EXPECT_TRUE(cn_exists(P("%s/cpu_exclusive", m)));
+	EXPECT_FALSE(cn_exists(P("%s/cpuset.cpus", m)));
 	/* The core files keep their names. */
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
 		EXPECT_TRUE(cn_exists(P("%s/%s", m, core_files[i])))
@@ -412,8 +414,33 @@ TEST_F(bare, mount_noprefix)
 	}
 	EXPECT_TRUE(cn_exists(P("%s/release_agent", m)));
 	ASSERT_EQ(0, cn_mkdir(P("%s/c", m)));
-	EXPECT_TRUE(cn_exists(P("%s/c/taskcount", m)));
+	EXPECT_TRUE(cn_exists(P("%s/c/cpus", m)));
 	EXPECT_TRUE(cn_exists(P("%s/c/tasks", m)));
+	ASSERT_EQ(0, cn_rmdir(P("%s/c", m)));
+	/* No other subsystem may join it, and the refusal changes nothing. */
+	EXPECT_EQ(-EINVAL, cn_remount(m, "cpuset,debug"));
+	EXPECT_EQ(-EINVAL, cn_remount(m, "cpuset,debug,noprefix"));
+	EXPECT_FALSE(cn_exists(P("%s/taskcount", m)));
+	EXPECT_TRUE(cn_exists(P("%s/cpus", m)));
+	EXPECT_NE(cn_hier_id("cpuset"), cn_hier_id("debug"));
+}
+
+TEST_F(bare, mount_noprefix_other_subsystems_einval)
+{
+	static const char * const bad[] = {
+		"debug,noprefix", "cpuacct,memory,noprefix",
+		"cpuset,debug,noprefix", "noprefix",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, bad[i], NULL))
+			TH_LOG("'%s'", bad[i]);
+	}
+	/* Without subsystems there is nothing to clash. */
+	EXPECT_EQ(0, cn_env_mount(&self->env,
+				  P("none,noprefix,name=np%d", getpid()),
+				  NULL));
 }
 
 TEST_F(bare, mount_unknown_subsystem_einval)
@@ -1398,7 +1425,7 @@ TEST_F(bare, proc_containers_counts)
 static void check_bool_file(struct __test_metadata *_metadata,
 			    const char *root, const char *file)
 {
-	static const char * const bad[] = { "2", "-1", "abc", "10" };
+	static const char * const bad[] = { "-1", "abc", "1x", "" };
 	char *c = P("%s/c", root), *f = P("%s/c/%s", root, file);
 	int i;
 
@@ -1416,10 +1443,18 @@ static void check_bool_file(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, L(f));
 	ASSERT_EQ(0, cn_write(f, "1\n"));
 	EXPECT_EQ(1, L(f));
+	/* As in cgroup v1, any other number sets the flag: it reads 1. */
+	ASSERT_EQ(0, cn_write(f, "0"));
+	ASSERT_EQ(0, cn_write(f, "2"));
+	EXPECT_STREQ("1", S(f));
+	ASSERT_EQ(0, cn_write(f, "0"));
+	ASSERT_EQ(0, cn_write(f, "0x10"));
+	EXPECT_STREQ("1", S(f));
 	/* The root's own file. */
 	ASSERT_EQ(0, cn_write(P("%s/%s", root, file), "1"));
 	EXPECT_EQ(1, L(P("%s/%s", root, file)));
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/%s", root, file), "2"));
+	EXPECT_EQ(-EINVAL, cn_write(P("%s/%s", root, file), "-1"));
+	EXPECT_EQ(1, L(P("%s/%s", root, file)));
 	ASSERT_EQ(0, cn_write(P("%s/%s", root, file), "0"));
 	EXPECT_EQ(0, L(P("%s/%s", root, file)));
 }
@@ -2008,6 +2043,239 @@ TEST_F_TIMEOUT(bare, stress_concurrent_operations, 120)
 	} while (cn_now_ms() < deadline);
 	EXPECT_EQ(hid[0], hier);
 	EXPECT_EQ(dirs, num);
+}
+
+/* ---------------------------------------------------------------------
+ * Thread groups whose main thread has gone (review bugs).
+ * ---------------------------------------------------------------------
+ */
+
+static long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *pause_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* This program; /proc/self/exe of a process whose leader exited is gone. */
+static char exe_path[PATH_MAX];
+
+static void *exec_thread(void *arg)
+{
+	char **argv = arg;
+
+	execv(exe_path, argv);
+	_exit(1);
+}
+
+/*
+ * "test_core --exec-loop <deadline>": until the deadline (CLOCK_MONOTONIC
+ * ms), start a thread, let the main thread exit, and have the thread exec
+ * this program again: each exec is one from a non-leader thread, which
+ * makes it the leader (de_thread()).  Runs before the harness's main().
+ */
+__attribute__((constructor))
+static void exec_loop(int argc, char **argv)
+{
+	pthread_t t;
+
+	if (argc != 3 || strcmp(argv[1], "--exec-loop"))
+		return;
+	if (mono_ms() >= atol(argv[2]))
+		_exit(0);
+	if (readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1) <= 0)
+		_exit(2);
+	if (pthread_create(&t, NULL, exec_thread, argv))
+		_exit(2);
+	syscall(SYS_exit, 0);
+}
+
+/*
+ * Wait until process @pid has one thread besides its exited (zombie) main
+ * thread; that thread's id, or -1.
+ */
+static pid_t wait_exited_leader(pid_t pid)
+{
+	long end = cn_now_ms() + 5000;
+	char *st;
+
+	do {
+		char *all = cn_read_all(P("/proc/%d/status", pid), 4096);
+		bool zombie = all && strstr(all, "State:\tZ");
+
+		free(all);
+		if (zombie) {
+			DIR *d = opendir(P("/proc/%d/task", pid));
+			struct dirent *e;
+			pid_t tid = -1;
+
+			while (d && (e = readdir(d)))
+				if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid)
+					tid = atoi(e->d_name);
+			if (d)
+				closedir(d);
+			st = cn_str(P("/proc/%d/task/%d/stat", pid, tid));
+			if (tid > 0 && !strstr(st, "error"))
+				return tid;
+		}
+		cn_sleep_ms(10);
+	} while (cn_now_ms() < end);
+	return -1;
+}
+
+/*
+ * A process whose main thread exited still moves as a whole through
+ * container.procs, is listed there under its pid, and /proc/<pid>/container
+ * shows where it is, as in cgroup v1.
+ */
+TEST_F(named, exited_leader_moves_and_shows)
+{
+	char *c = strdup(P("%s/c", self->root));
+	pid_t pid, tid;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		pthread_t t;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (pthread_create(&t, NULL, pause_thread, NULL))
+			_exit(1);
+		syscall(SYS_exit, 0);
+	}
+	cn_env_track(&self->env, pid);
+	tid = wait_exited_leader(pid);
+	ASSERT_GT(tid, 0);
+	EXPECT_STREQ("/", where(pid, self->hid));
+
+	ASSERT_EQ(0, cn_writef(P("%s/container.procs", c), "%d", pid));
+	EXPECT_EQ(1, cn_has_proc(c, pid));
+	EXPECT_EQ(1, cn_has_task(c, tid));
+	EXPECT_EQ(0, cn_has_proc(self->root, pid));
+	EXPECT_STREQ("/c", where(pid, self->hid));
+	EXPECT_STREQ("/c", where(tid, self->hid));
+	/* The dead main thread alone cannot be moved. */
+	EXPECT_EQ(-ESRCH, cn_writef(P("%s/tasks", self->root), "%d", pid));
+	EXPECT_EQ(1, cn_has_task(c, tid));
+	/* Back, by the thread's id. */
+	ASSERT_EQ(0, cn_writef(P("%s/tasks", self->root), "%d", tid));
+	EXPECT_STREQ("/", where(pid, self->hid));
+	EXPECT_EQ(0, cn_count_tasks(c));
+	free(c);
+}
+
+/*
+ * Review bug: a write to container.procs racing an exec from a non-leader
+ * thread walked the thread list from a stale leader forever, with the
+ * threadgroup lock held for writing: every fork and exit in the system
+ * hung (RCU stall).  Each exec of the child happens from a new thread
+ * while this process moves it back and forth.
+ */
+TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
+{
+	char *a = strdup(P("%s/a", self->root));
+	char *b = strdup(P("%s/b", self->root));
+	char deadline[32];
+	long end, moves = 0, errors = 0;
+	int status, ret;
+	pid_t pid;
+
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	end = mono_ms() + 4000;
+	snprintf(deadline, sizeof(deadline), "%ld", end);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		char *argv[] = { "test_core", "--exec-loop", deadline, NULL };
+
+		execv("/proc/self/exe", argv);
+		_exit(1);
+	}
+	cn_env_track(&self->env, pid);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		ret = cn_writef(P("%s/container.procs", moves & 1 ? a : b),
+				"%d", pid);
+		/* Between one exec and the next, the thread may be gone. */
+		if (ret)
+			errors++;
+		moves++;
+		ASSERT_LT(mono_ms(), end + 30000) TH_LOG("the child did not end");
+	}
+	cn_env_untrack(&self->env, pid);
+	TH_LOG("%ld moves (%ld failed) while the child exec'ed from threads",
+	       moves, errors);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	EXPECT_GT(moves - errors, 10);
+	free(a);
+	free(b);
+}
+
+/*
+ * Review bug: a write to one of the top's cpuset files waits for the
+ * container mutex with its kernfs protection dropped; a remount that
+ * unbound cpuset meanwhile left it a NULL state (oops).  Writers keep
+ * their files open across remounts that unbind and bind cpuset: each
+ * write either works, or fails because the file or subsystem went.
+ */
+TEST_F_TIMEOUT(bare, write_races_remount_unbinding, 120)
+{
+	static const char * const files[] = {
+		"cpuset.cpu_exclusive", "cpuset.mem_exclusive", "cpuset.cpus",
+	};
+	char name[32], *m;
+	pid_t pids[3];
+	long end, remounts = 0;
+	int i, status;
+
+	snprintf(name, sizeof(name), "rcs%d", getpid());
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, P("cpuset,name=%s", name),
+					&m));
+	end = cn_now_ms() + 4000;
+	for (i = 0; i < 3; i++) {
+		pids[i] = fork();
+		ASSERT_GE(pids[i], 0);
+		if (pids[i])
+			continue;
+		while (cn_now_ms() < end) {
+			int fd = open(P("%s/%s", m, files[i]), O_WRONLY);
+
+			while (fd >= 0 && cn_now_ms() < end) {
+				/* 1 changes nothing: the top is exclusive. */
+				ssize_t n = pwrite(fd, "1", 1, 0);
+
+				/* Gone with its subsystem: open it again. */
+				if (n < 0 && errno != EACCES && errno != EINVAL)
+					break;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+		_exit(0);
+	}
+	while (cn_now_ms() < end) {
+		EXPECT_EQ(0, cn_remount(m, P("none,name=%s", name)));
+		EXPECT_EQ(0, cn_remount(m, P("cpuset,name=%s", name)));
+		remounts++;
+	}
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	TH_LOG("%ld remount pairs", remounts);
+	EXPECT_GT(remounts, 5);
+	EXPECT_TRUE(cn_exists(P("%s/cpuset.cpus", m)));
+	EXPECT_EQ(cn_hier_id(P("name=%s", name)), cn_hier_id("cpuset"));
 }
 
 TEST_HARNESS_MAIN

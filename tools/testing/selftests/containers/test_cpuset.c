@@ -571,7 +571,7 @@ TEST_F(cs, bad_values_einval)
 		"abc", "1-", "3-1", "-1", "1,,2x", "99999", "1 2", "0x1",
 	};
 	static const char * const bad_mems[] = { "7", "x", "0-9", "-1" };
-	static const char * const bad_flags[] = { "2", "-1", "x", "1x", "" };
+	static const char * const bad_flags[] = { "-1", "x", "1x", "" };
 	const char *r = self->root;
 	unsigned int i;
 	char cpu[16];
@@ -598,6 +598,13 @@ TEST_F(cs, bad_values_einval)
 	EXPECT_STREQ("1", S(P("%s/c/cpuset.cpus", r)));
 	EXPECT_STREQ("0", S(P("%s/c/cpuset.mems", r)));
 	EXPECT_EQ(0, L(P("%s/c/cpuset.cpu_exclusive", r)));
+	/* As in cgroup v1, any other number sets a flag and reads back 1. */
+	EXPECT_EQ(0, cn_write(P("%s/c/cpuset.mem_exclusive", r), "2"));
+	EXPECT_STREQ("1", S(P("%s/c/cpuset.mem_exclusive", r)));
+	EXPECT_EQ(0, cn_write(P("%s/c/cpuset.mem_exclusive", r), "0x10"));
+	EXPECT_STREQ("1", S(P("%s/c/cpuset.mem_exclusive", r)));
+	EXPECT_EQ(0, cn_write(P("%s/c/cpuset.mem_exclusive", r), "0"));
+	EXPECT_STREQ("0", S(P("%s/c/cpuset.mem_exclusive", r)));
 }
 
 TEST_F(cs, top_cpuset_sets_read_only)

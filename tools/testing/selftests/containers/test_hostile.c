@@ -72,14 +72,14 @@ struct target {
 };
 
 static const struct target targets[] = {
-	{ "notify_on_release", false, { "2", "-1" } },
-	{ "container.clone_children", false, { "2", "-1" } },
+	{ "notify_on_release", false, { "-1" } },
+	{ "container.clone_children", false, { "-1" } },
 	{ "tasks", false, { "-1", "1 2" } },
 	{ "container.procs", false, { "-1", "1 2" } },
 	{ "cpuset.cpus", true, { "-1", "1 2", "3-1", "9999" } },
 	{ "cpuset.mems", true, { "-1", "1 2", "99" } },
-	{ "cpuset.cpu_exclusive", false, { "2", "-1" } },
-	{ "cpuset.mem_exclusive", false, { "2", "-1" } },
+	{ "cpuset.cpu_exclusive", false, { "-1" } },
+	{ "cpuset.mem_exclusive", false, { "-1" } },
 	{ "cpuacct.usage", false, { "5", "-1" } },
 	{ "memory.limit_in_bytes", false, { "-2", "1k2", "0x" } },
 	{ "memory.soft_limit_in_bytes", false, { "-2", "1k2", "0x" } },

@@ -447,40 +447,70 @@ FIXTURE_TEARDOWN(swapin)
 	cn_swap_off();
 }
 
-TEST_F_TIMEOUT(swapin, swapped_out_uncharged_swapped_in_charged, 120)
+struct swapin_result {
+	long u0, u1, u2, u3, sum;
+	int err;
+};
+
+/* In a child in @cont: touch, page out and read back 8 MiB of anon. */
+static void swapin_child(const char *cont, int fd)
 {
-	long len = 8 * MB, u0, u1, u2, u3, sum = 0, i;
+	struct swapin_result r = { 0 };
+	long len = 8 * MB, i;
 	char *p;
 
 	p = map_aligned(len);
-	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, madvise(p, len, MADV_NOHUGEPAGE));
-	ASSERT_EQ(0, cn_move_self(self->c));
-	u0 = usage(self->c);
-	memset(p, 's', len);
-	u1 = usage(self->c);
-	EXPECT_GE(u1 - u0, len);
-
+	if (!p || madvise(p, len, MADV_NOHUGEPAGE) || cn_move_self(cont))
+		r.err = 1;
+	r.u0 = usage(cont);
+	if (!r.err)
+		memset(p, 's', len);
+	r.u1 = usage(cont);
 	/* Swap space is not charged: a page written out leaves usage. */
-	ASSERT_EQ(0, madvise(p, len, MADV_PAGEOUT));
-	u2 = usage_settles(self->c, u0 + len / 4);
-	EXPECT_LE(u2, u0 + len / 4);
-
+	if (!r.err && madvise(p, len, MADV_PAGEOUT))
+		r.err = 2;
+	r.u2 = usage_settles(cont, r.u0 + len / 4);
 	/* Reading it back charges each page again, through swap-in. */
-	for (i = 0; i < len; i += PAGE)
-		sum += p[i];
-	u3 = usage(self->c);
-	TH_LOG("8 MiB anonymous: usage +%ld kB, paged out +%ld kB, swapped in +%ld kB",
-	       (u1 - u0) / KB, (u2 - u0) / KB, (u3 - u0) / KB);
-	EXPECT_GE(u3 - u0, len);
-	EXPECT_LE(u3 - u0, len + SLACK);
-	EXPECT_EQ('s' * (len / PAGE), sum);
+	for (i = 0; !r.err && i < len; i += PAGE)
+		r.sum += p[i];
+	r.u3 = usage(cont);
+	if (write(fd, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
 
-	ASSERT_EQ(0, munmap(p, len));
-	/* Freed swap cache goes with its page; force_empty lets stragglers go. */
-	ASSERT_EQ(0, cn_move_self(self->root));
+TEST_F_TIMEOUT(swapin, swapped_out_uncharged_swapped_in_charged, 120)
+{
+	struct swapin_result r;
+	long len = 8 * MB;
+	int fds[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		swapin_child(self->c, fds[1]);
+	ASSERT_EQ(sizeof(r), read(fds[0], &r, sizeof(r)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, r.err);
+	TH_LOG("8 MiB anonymous: usage +%ld kB, paged out +%ld kB, swapped in +%ld kB",
+	       (r.u1 - r.u0) / KB, (r.u2 - r.u0) / KB, (r.u3 - r.u0) / KB);
+	EXPECT_GE(r.u1 - r.u0, len);
+	EXPECT_LE(r.u2, r.u0 + len / 4);
+	EXPECT_GE(r.u3 - r.u0, len);
+	EXPECT_LE(r.u3 - r.u0, len + SLACK);
+	EXPECT_EQ('s' * (len / PAGE), r.sum);
+	/*
+	 * The child is gone: freed swap cache went with its pages, and
+	 * force_empty lets stragglers go.  (Pages of a task that stays
+	 * would be charged to the container again if swapped back in:
+	 * the swap map remembers their owner.)
+	 */
 	ASSERT_EQ(0, cn_write(P("%s/memory.force_empty", self->c), "0"));
 	EXPECT_EQ(0, usage(self->c));
+	close(fds[0]);
+	close(fds[1]);
 }
 
 TEST_HARNESS_MAIN

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -322,8 +324,12 @@ TEST_F(mem, files_and_defaults)
 	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
 	EXPECT_EQ(UNLIMITED, L(P("%s/memory.limit_in_bytes", c)));
 	EXPECT_EQ(UNLIMITED, L(P("%s/memory.soft_limit_in_bytes", c)));
-	/* The top container is not charged: only memory.stat there. */
-	EXPECT_FALSE(cn_exists(P("%s/memory.usage_in_bytes", self->root)));
+	/*
+	 * The top container is not charged: memory.stat there, and, as in
+	 * cgroup v1, usage_in_bytes with what the whole system uses.
+	 */
+	EXPECT_TRUE(cn_exists(P("%s/memory.usage_in_bytes", self->root)));
+	EXPECT_FALSE(cn_exists(P("%s/memory.limit_in_bytes", self->root)));
 	EXPECT_TRUE(cn_exists(P("%s/memory.stat", self->root)));
 	EXPECT_EQ(-EACCES, cn_write(P("%s/memory.usage_in_bytes", c), "0"));
 	EXPECT_EQ(0, cn_stat_value(c, "rss"));
@@ -924,6 +930,140 @@ TEST_F_TIMEOUT(memfs, mapped_file_counts_for_the_owner, 120)
 	free(c1);
 }
 
+/* The resident memory of process @pid, in bytes; -1 when it is gone. */
+static long rss_bytes(pid_t pid)
+{
+	char *all = cn_read_all(P("/proc/%d/status", pid), 4096), *p;
+	long kb = -1;
+
+	p = all ? strstr(all, "VmRSS:") : NULL;
+	if (p)
+		kb = strtol(p + 6, NULL, 10);
+	free(all);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+static void *touch_64m(void *arg)
+{
+	size_t len = 64 * MB, i;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(2);
+	for (i = 0; i < len; i += 4096)
+		p[i] = 1;
+	/* Not killed: the limit did not hold. */
+	_exit(3);
+}
+
+/*
+ * Review bug: the container's OOM killer looked at thread group leaders
+ * only, so a process whose main thread had exited was never killed and
+ * its allocating thread retried its fault forever.
+ */
+TEST_F_TIMEOUT(mem, oom_kills_process_with_exited_leader, 120)
+{
+	char *c = strdup(P("%s/c", self->root));
+	int status = 0, i;
+	pid_t pid;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "16M"));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		pthread_t t;
+
+		if (cn_move_self(c))
+			_exit(4);
+		if (pthread_create(&t, NULL, touch_64m, NULL))
+			_exit(5);
+		/* The main thread goes; the process lives on in @t. */
+		syscall(SYS_exit, 0);
+	}
+	cn_env_track(&self->env, pid);
+	for (i = 0; i < 3000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(10000);
+	}
+	ASSERT_LT(i, 3000) TH_LOG("nothing was killed: oom_kill %ld",
+				  cn_stat_value(c, "oom_kill"));
+	cn_env_untrack(&self->env, pid);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("wait status %#x", status);
+	EXPECT_EQ(1, cn_stat_value(c, "oom_kill"));
+	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), 16 * MB);
+	EXPECT_EQ(0, settled_usage(c));
+	free(c);
+}
+
+/* Milliseconds a worker in @cont takes to touch @mb MiB of anon memory. */
+static long time_touch(struct worker *w, long mb)
+{
+	long start = cn_now_ms();
+
+	if (worker_do(w, W_ANON_TOUCH, mb, NULL))
+		return -1;
+	return cn_now_ms() - start;
+}
+
+/*
+ * Review bug: far over a soft limit with nothing reclaimable (anonymous
+ * memory, no swap), every charge queued the handler and then slept for
+ * it: 64 MiB took 86 times as long.  Throttling waits for the handler to
+ * make progress, and it makes none here.
+ */
+TEST_F_TIMEOUT(mem, soft_limit_does_not_throttle_unreclaimable, 120)
+{
+	char *a = strdup(P("%s/a", self->root));
+	char *b = strdup(P("%s/b", self->root));
+	struct worker wa, wb;
+	long ta, tb;
+
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, cn_write(P("%s/memory.soft_limit_in_bytes", b), "4M"));
+	ASSERT_EQ(0, worker_start(&wa, a, self->file));
+	ASSERT_EQ(0, worker_start(&wb, b, P("%s.b", self->file)));
+	ta = time_touch(&wa, 64);
+	tb = time_touch(&wb, 64);
+	TH_LOG("64 MiB of anon: %ld ms without a soft limit, %ld ms far over one",
+	       ta, tb);
+	ASSERT_GE(ta, 0);
+	ASSERT_GE(tb, 0);
+	EXPECT_EQ(0, cn_stat_value(b, "throttled"));
+	EXPECT_GT(cn_stat_value(b, "soft_limit_hits"), 0);
+	EXPECT_LT(tb, 2 * ta + 1000);
+	worker_stop(&wa);
+	worker_stop(&wb);
+	free(a);
+	free(b);
+}
+
+/* As cgroup v1: the top's usage_in_bytes is the system's page usage. */
+TEST_F_TIMEOUT(mem, top_usage_is_the_system_usage, 60)
+{
+	char *top = P("%s/memory.usage_in_bytes", self->root);
+	long before, after, total;
+	struct worker w;
+
+	total = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	before = L(top);
+	EXPECT_GT(before, 0);
+	EXPECT_LT(before, total);
+	EXPECT_EQ(-EACCES, cn_write(top, "0"));
+	ASSERT_EQ(0, worker_start(&w, self->root, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 32, NULL));
+	after = L(P("%s/memory.usage_in_bytes", self->root));
+	TH_LOG("top usage %ld kB, %ld kB with 32 MiB more touched",
+	       before / 1024, after / 1024);
+	EXPECT_GE(after - before, 24 * MB);
+	EXPECT_LT(after, total);
+	worker_stop(&w);
+}
+
 /* Anonymous memory with zram swap: a hard limit swaps instead of killing. */
 FIXTURE(memswap) {
 	struct cn_env env;
@@ -977,6 +1117,68 @@ TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
 	/* ...but swap cache pages that linger until reclaim gets them. */
 	ASSERT_EQ(0, cn_write(P("%s/memory.force_empty", c), "0"));
 	EXPECT_EQ(0, usage(c));
+	free(c);
+}
+
+/*
+ * Review bug: swapoff (and swap readahead) read pages back without an mm,
+ * and they were charged to whoever ran it.  They belong to the container
+ * that swapped them out.
+ */
+TEST_F_TIMEOUT(memswap, swapoff_charges_the_owner, 300)
+{
+	char *c = strdup(P("%s/c", self->root));
+	struct worker w;
+	long u;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
+	/* Push most of it out to swap, then lift the limit again. */
+	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "16M"));
+	EXPECT_LE(usage(c), 16 * MB);
+	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "-1"));
+	/* swapoff runs here, in the top container. */
+	ASSERT_EQ(0, cn_run("swapoff /dev/zram0"));
+	u = usage(c);
+	TH_LOG("after swapoff: usage %ld kB, worker resident %ld kB",
+	       u / 1024, rss_bytes(w.pid) / 1024);
+	EXPECT_GE(u, 44 * MB);
+	EXPECT_GE(u + 4 * MB, rss_bytes(w.pid));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	worker_stop(&w);
+	EXPECT_EQ(0, settled_usage(c));
+	free(c);
+}
+
+/* The same with the limit in force: swapoff may not take it over. */
+TEST_F_TIMEOUT(memswap, swapoff_respects_the_limit, 300)
+{
+	char *c = strdup(P("%s/c", self->root));
+	long limit = 16 * MB, rss;
+	struct worker w;
+	int status;
+
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "16M"));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
+	EXPECT_LE(usage(c), limit);
+	/* The pages cannot all come back: the worker is killed, or... */
+	cn_run("swapoff /dev/zram0");
+	rss = rss_bytes(w.pid);
+	TH_LOG("after swapoff: usage %ld kB, worker resident %ld kB, oom_kill %ld",
+	       usage(c) / 1024, rss / 1024, cn_stat_value(c, "oom_kill"));
+	EXPECT_LE(usage(c), limit);
+	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), limit);
+	/* ...swapoff failed: either way nothing resident beyond the limit. */
+	EXPECT_LE(rss, limit + 2 * MB);
+	if (cn_stat_value(c, "oom_kill")) {
+		status = worker_wait(&w);
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	} else {
+		worker_stop(&w);
+	}
 	free(c);
 }
 
