@@ -72,8 +72,10 @@ bad+='new suspected memory leak|general protection fault|'
 bad+='Unable to handle kernel)'
 # The OOM killer's report (of a memory container's OOM, which the memory
 # tests cause on purpose) has a stack dump: a "Call Trace:" within a few
-# lines of "invoked oom-killer:" is that report, not an error.
-reports=$(awk '/invoked oom-killer:/ { oom = NR }
+# lines of "invoked oom-killer:" is that report, not an error; so is the
+# dump of a victim the OOM reaper could not reap (it was in exit, waiting
+# for its mmap_lock: the victim still dies).
+reports=$(awk '/invoked oom-killer:|oom_reaper: unable to reap/ { oom = NR }
 	/Call Trace:/ && oom && NR - oom <= 4 { next }
 	{ print NR ":" $0 }' "$log" | grep -E "$bad")
 if [ -n "$reports" ]; then
