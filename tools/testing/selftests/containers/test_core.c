@@ -2178,7 +2178,8 @@ TEST_F(named, exited_leader_moves_and_shows)
  * thread walked the thread list from a stale leader forever, with the
  * threadgroup lock held for writing: every fork and exit in the system
  * hung (RCU stall).  Each exec of the child happens from a new thread
- * while this process moves it back and forth.
+ * while two writers move it, over and over, into the container it is
+ * already in (so that the walk never fills its array and stops).
  */
 TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
 {
@@ -2186,8 +2187,8 @@ TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
 	char *b = strdup(P("%s/b", self->root));
 	char deadline[32];
 	long end, moves = 0, errors = 0;
+	pid_t pid, helper;
 	int status, ret;
-	pid_t pid;
 
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(b));
@@ -2202,8 +2203,16 @@ TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
 		_exit(1);
 	}
 	cn_env_track(&self->env, pid);
+	helper = fork();
+	ASSERT_GE(helper, 0);
+	if (!helper) {
+		while (mono_ms() < end && !kill(pid, 0))
+			cn_writef(P("%s/container.procs", a), "%d", pid);
+		_exit(0);
+	}
+	cn_env_track(&self->env, helper);
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		ret = cn_writef(P("%s/container.procs", moves & 1 ? a : b),
+		ret = cn_writef(P("%s/container.procs", moves % 64 ? a : b),
 				"%d", pid);
 		/* Between one exec and the next, the thread may be gone. */
 		if (ret)
@@ -2212,6 +2221,8 @@ TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
 		ASSERT_LT(mono_ms(), end + 30000) TH_LOG("the child did not end");
 	}
 	cn_env_untrack(&self->env, pid);
+	ASSERT_EQ(helper, waitpid(helper, NULL, 0));
+	cn_env_untrack(&self->env, helper);
 	TH_LOG("%ld moves (%ld failed) while the child exec'ed from threads",
 	       moves, errors);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)

@@ -960,13 +960,15 @@ static int op_spawn(struct worker *w)
 /*
  * The race that hung the kernel before: a process whose main thread has
  * exited, another thread exec()ing, and its pid written to container.procs
- * meanwhile.
+ * meanwhile, mostly of the container it is already in (where a walk of
+ * its threads from a stale leader never filled its array and never
+ * stopped).
  */
 static int op_execrace(struct worker *w)
 {
 	char cont[CN_PATH_LEN];
 	long end = cn_now_ms() + 300;
-	int ret = -ESRCH;
+	int ret = -ESRCH, have = -1;
 	siginfo_t info;
 	pid_t pid;
 
@@ -976,8 +978,10 @@ static int op_execrace(struct worker *w)
 	if (!pid)
 		kid_threads(w, 1 + rn(&w->rng, 3), true, 3);
 	while (cn_now_ms() < end) {
-		if (pick_cont(w, cont, sizeof(cont), false, MAX_DEPTH) >= 0 &&
-		    !cn_move_proc(cont, pid))
+		if (have < 0 || !rn(&w->rng, 16))
+			have = pick_cont(w, cont, sizeof(cont), false,
+					 MAX_DEPTH);
+		if (have >= 0 && !cn_move_proc(cont, pid))
 			ret = 0;
 		if (!rn(&w->rng, 4))
 			read_file(w, P("/proc/%d/container", pid));
