@@ -629,18 +629,16 @@ static int verify_remount(void *arg, const struct attempt *a)
 			bad = 2;
 		else if (cn_mkdir(P("%s/x", m->dir)) || cn_rmdir(P("%s/x", m->dir)))
 			bad = 3;
+	} else if (cn_hier_id("cpuacct") != m->hid ||
+		   !cn_exists(P("%s/cpuacct.usage", m->dir))) {
+		bad = 4;
+	} else if (mount("none", m->dir, CN_FSTYPE, MS_REMOUNT, m->from)) {
+		bad = 5;
 	} else {
-		if (cn_hier_id("cpuacct") != m->hid ||
-		    !cn_exists(P("%s/cpuacct.usage", m->dir)))
-			bad = 4;
-		else if (mount("none", m->dir, CN_FSTYPE, MS_REMOUNT, m->from))
-			bad = 5;
-		else {
-			free(now);
-			now = listing(m->dir);
-			if (strcmp(now, m->before))
-				bad = 6;
-		}
+		free(now);
+		now = listing(m->dir);
+		if (strcmp(now, m->before))
+			bad = 6;
 	}
 	if (bad)
 		ksft_print_msg("remount: check %d: before %s, now %s\n", bad,
