@@ -36,7 +36,9 @@
  *			container.css_groups and nr_css_groups, the release
  *			list, and the final put of a css_group.
  * task_lock()		the task's css_group pointer, written under it (and
- *			read under RCU).
+ *			read under RCU).  Taken inside css_group_lock by the
+ *			callbacks of container_scan_tasks() (the OOM killer's,
+ *			itself under oom_lock); never the other way round.
  * release_agent_lock	spinlock: a hierarchy's release_agent, written under
  *			it and container_mutex, read under either.  Reading
  *			/proc/mounts calls show_options with namespace_sem
@@ -2023,7 +2025,7 @@ static int container_get_tree(struct fs_context *fc)
 
 /*
  * Create the files of the subsystems in @mask in @cont, not yet active,
- * and return them in an array for container_unmake_files(); an
+ * and return them in an array for container_put_files(); an
  * ERR_PTR() when one cannot be made, with none of them left behind.
  */
 static struct kernfs_node **container_make_files(struct container *cont,

@@ -42,9 +42,14 @@
  * Limits.  A charge that would take a container (or an ancestor) over its
  * hard limit first reclaims folios of that container's subtree: isolated
  * from the LRU and handed to reclaim_pages(), file pages first, anonymous
- * ones only when swap is available.  If that fails, the largest process
- * in the subtree is killed, as the OOM killer would, but never a process
- * outside it.
+ * ones only when swap is available.  If that fails, out_of_memory() runs
+ * limited to the subtree (struct oom_control.container), so the victim is
+ * chosen among the subtree's threads, and killed and reaped, as by the
+ * kernel's OOM killer, but never outside the subtree.
+ *
+ * Swap.  A swap slot records which container swapped its page out (the swap
+ * map of mm/swap_cgroup.c); the page is charged to that container when it
+ * is read back, whoever reads it.
  *
  * Locking:
  *
@@ -62,6 +67,12 @@
  * mem_limit_mutex	serialises writes of the limits and force_empty.
  * mem_stock.lock	local lock (interrupts off) of a CPU's stock; taken
  *			inside mem_container.lock, nothing is taken inside it.
+ * mem_ids' xa_lock	irq-safe (the last put of an id can come from an RCU
+ *			callback); a leaf.  The swap map's lock
+ *			(swap_cgroup_record()) is taken with none of ours
+ *			held.  The OOM path takes oom_lock, then (scanning
+ *			tasks) css_group_lock and task_lock(), with none of
+ *			ours held.
  *
  * The LRU hook runs under the folio's LRU lock and takes none of ours: it
  * reads the owner under RCU and updates the kind and list bits of the
@@ -1387,17 +1398,12 @@ int __container_mem_swap_record(struct folio *folio, swp_entry_t entry)
 	return 0;
 }
 
-/**
- * __container_mem_swap_free - swap slots are freed
- * @entry: the first one
- * @nr: how many, all recorded for the same folio
- */
-void __container_mem_swap_free(swp_entry_t entry, unsigned int nr)
+/* Drop @nr references of the swap entries that record @id. */
+static void mem_swap_id_put(unsigned short id, unsigned int nr)
 {
-	unsigned short id = swap_cgroup_record(entry, 0, nr);
 	struct mem_container *mc;
 
-	if (!id)
+	if (!id || !nr)
 		return;
 	rcu_read_lock();
 	mc = xa_load(&mem_ids, id);
@@ -1405,6 +1411,33 @@ void __container_mem_swap_free(swp_entry_t entry, unsigned int nr)
 	/* Our references on it keep it. */
 	if (!WARN_ON_ONCE(!mc))
 		mem_id_put(mc, nr);
+}
+
+/**
+ * __container_mem_swap_free - swap slots are freed
+ * @entry: the first one
+ * @nr: how many
+ *
+ * A run of adjacent slots (a zap of consecutive swap PTEs) may hold pages
+ * of several folios, swapped out by different containers: each slot's
+ * owner gets its own count back.
+ */
+void __container_mem_swap_free(swp_entry_t entry, unsigned int nr)
+{
+	unsigned short id, run_id = 0;
+	unsigned int i, run = 0;
+
+	for (i = 0; i < nr; i++) {
+		id = swap_cgroup_record(swp_entry(swp_type(entry),
+						  swp_offset(entry) + i), 0, 1);
+		if (id != run_id) {
+			mem_swap_id_put(run_id, run);
+			run_id = id;
+			run = 0;
+		}
+		run++;
+	}
+	mem_swap_id_put(run_id, run);
 }
 
 /**
@@ -1904,7 +1937,8 @@ mem_create(struct container_subsys_state *parent_css)
 		kmem_cache_free(mem_cachep, mc);
 		return ERR_PTR(-ENOMEM);
 	}
-	static_branch_enable(&container_mem_swap_owned);
+	if (!static_key_enabled(&container_mem_swap_owned))
+		static_branch_enable(&container_mem_swap_owned);
 	spin_lock(&mem_tree_lock);
 	list_add_tail_rcu(&mc->sibling, &parent->children);
 	parent->had_children = true;

@@ -1182,4 +1182,55 @@ TEST_F_TIMEOUT(memswap, swapoff_respects_the_limit, 300)
 	free(c);
 }
 
+/*
+ * Swap slots are freed in runs of adjacent entries (a zap of consecutive
+ * swap PTEs), which may belong to different containers: here the pages
+ * of a mapping were charged to c1 and c2 in turn, then all of it paged
+ * out together and unmapped.  Each entry's owner must get its own
+ * count back, whether the slots are freed as a run or one by one (a run
+ * counted against its first entry's owner would underflow that count: a
+ * refcount warning on the console).
+ */
+TEST_F_TIMEOUT(memswap, swap_free_of_mixed_owners, 120)
+{
+	char *c1 = strdup(P("%s/c1", self->root));
+	char *c2 = strdup(P("%s/c2", self->root));
+	long len = 4 * MB;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, cn_mkdir(c1));
+	ASSERT_EQ(0, cn_mkdir(c2));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		long i;
+
+		if (p == MAP_FAILED || madvise(p, len, MADV_NOHUGEPAGE))
+			_exit(1);
+		for (i = 0; i < len; i += 4096) {
+			if (cn_move_self(i & 4096 ? c2 : c1))
+				_exit(2);
+			p[i] = 1;
+		}
+		if (madvise(p, len, MADV_PAGEOUT))
+			_exit(3);
+		if (munmap(p, len))
+			_exit(4);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child status %#x", status);
+	EXPECT_EQ(0, settled_usage(c1));
+	EXPECT_EQ(0, settled_usage(c2));
+	EXPECT_EQ(0, cn_rmdir(c1));
+	EXPECT_EQ(0, cn_rmdir(c2));
+	free(c1);
+	free(c2);
+}
+
 TEST_HARNESS_MAIN
