@@ -18,8 +18,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fuse.h>
 #include <linux/mempolicy.h>
 #include <linux/userfaultfd.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,8 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -511,6 +515,334 @@ TEST_F_TIMEOUT(swapin, swapped_out_uncharged_swapped_in_charged, 120)
 	EXPECT_EQ(0, usage(self->c));
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/*
+ * FUSE's splice move.  A FUSE server that answers a read with
+ * splice(SPLICE_F_MOVE) from a file of its own hands the kernel that
+ * file's page cache folios, and fuse_try_move_page() puts them into the
+ * FUSE file's page cache in place of the folios the reader allocated
+ * (replace_page_cache_folio()).  The folio that moves in is charged
+ * already, to the container that read it into the source file's cache,
+ * and keeps that charge; the folio it replaces is uncharged when freed.
+ * Charging the moved folio a second time would leave the first owner
+ * with pages that no longer exist.
+ *
+ * The server here is a minimal FUSE daemon on the raw protocol: one
+ * regular file "f" whose contents are those of a file on ext2 (on the
+ * RAM disk, shared with test_memory).
+ */
+#define EXT_DEV		"/dev/ram0"
+#define EXT_MNT		"/tmp/cnram"
+#define FUSE_PAGES	16
+#define FUSE_INO	2
+
+static int ext2_mounted(void)
+{
+	mkdir(EXT_MNT, 0755);
+	if (!cn_run("grep -q " EXT_MNT " /proc/mounts"))
+		return 0;
+	if (cn_run("mke2fs -q " EXT_DEV " >/dev/null 2>&1") ||
+	    cn_run("mount -t ext2 " EXT_DEV " " EXT_MNT))
+		return -1;
+	return 0;
+}
+
+/* Pages of @path in the page cache. */
+static int cached_pages(const char *path, long len)
+{
+	unsigned char vec[FUSE_PAGES];
+	int fd, i, n = -1;
+	void *p;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	if (!mincore(p, len, vec))
+		for (i = n = 0; i < len / PAGE; i++)
+			n += vec[i] & 1;
+	munmap(p, len);
+	return n;
+}
+
+static void fuse_fill_attr(struct fuse_attr *a, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->nlink = 1;
+	a->blksize = PAGE;
+	if (ino == FUSE_ROOT_ID) {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+	} else {
+		a->mode = S_IFREG | 0444;
+		a->size = FUSE_PAGES * PAGE;
+		a->blocks = a->size / 512;
+	}
+}
+
+static int fuse_reply(int fd, uint64_t unique, int error,
+		      const void *out, size_t len)
+{
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + len, .error = error, .unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &oh, .iov_len = sizeof(oh) },
+		{ .iov_base = (void *)out, .iov_len = len },
+	};
+
+	return writev(fd, iov, len ? 2 : 1) == oh.len ? 0 : -1;
+}
+
+/*
+ * Answer a READ by splicing from @src: the reply header goes into the
+ * pipe first, then the source's page cache pages, all moved on.
+ */
+static int fuse_reply_splice(int fd, uint64_t unique, int src, int pipefd[2],
+			     const struct fuse_read_in *in)
+{
+	struct fuse_out_header oh = { .unique = unique };
+	loff_t off = in->offset;
+	size_t n = 0, want = 0;
+	ssize_t r;
+
+	if (in->offset < FUSE_PAGES * PAGE)
+		want = FUSE_PAGES * PAGE - in->offset;
+	if (want > in->size)
+		want = in->size;
+	oh.len = sizeof(oh) + want;
+	if (write(pipefd[1], &oh, sizeof(oh)) != sizeof(oh))
+		return -1;
+	while (n < want) {
+		r = splice(src, &off, pipefd[1], NULL, want - n, 0);
+		if (r <= 0)
+			return -1;
+		n += r;
+	}
+	for (n = 0; n < oh.len; n += r) {
+		r = splice(pipefd[0], NULL, fd, NULL, oh.len - n, SPLICE_F_MOVE);
+		if (r <= 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The daemon's loop, until the file system is unmounted. */
+static void fuse_serve(int fd, int src)
+{
+	static char buf[(1 << 20) + PAGE];
+	struct fuse_in_header *ih = (void *)buf;
+	void *arg = buf + sizeof(*ih);
+	struct fuse_init_out init = { 0 };
+	struct fuse_entry_out entry = { 0 };
+	struct fuse_attr_out attr = { 0 };
+	struct fuse_open_out open_out = { 0 };
+	int pipefd[2], err;
+	ssize_t n;
+
+	if (pipe(pipefd) || fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20) < 0)
+		_exit(2);
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == ENOENT))
+			continue;
+		if (n < (ssize_t)sizeof(*ih))
+			_exit(n < 0 && errno == ENODEV ? 0 : 3);
+		switch (ih->opcode) {
+		case FUSE_INIT:
+			init.major = FUSE_KERNEL_VERSION;
+			init.minor = FUSE_KERNEL_MINOR_VERSION;
+			init.max_readahead =
+				((struct fuse_init_in *)arg)->max_readahead;
+			init.max_write = 1 << 17;
+			init.time_gran = 1;
+			err = fuse_reply(fd, ih->unique, 0, &init, sizeof(init));
+			break;
+		case FUSE_LOOKUP:
+			if (ih->nodeid != FUSE_ROOT_ID || strcmp(arg, "f")) {
+				err = fuse_reply(fd, ih->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			entry.nodeid = FUSE_INO;
+			entry.entry_valid = 3600;
+			entry.attr_valid = 3600;
+			fuse_fill_attr(&entry.attr, FUSE_INO);
+			err = fuse_reply(fd, ih->unique, 0, &entry, sizeof(entry));
+			break;
+		case FUSE_GETATTR:
+			attr.attr_valid = 3600;
+			fuse_fill_attr(&attr.attr, ih->nodeid);
+			err = fuse_reply(fd, ih->unique, 0, &attr, sizeof(attr));
+			break;
+		case FUSE_OPEN:
+			err = fuse_reply(fd, ih->unique, 0, &open_out,
+					 sizeof(open_out));
+			break;
+		case FUSE_READ:
+			err = fuse_reply_splice(fd, ih->unique, src, pipefd, arg);
+			break;
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+			err = fuse_reply(fd, ih->unique, 0, NULL, 0);
+			break;
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			err = 0;
+			break;
+		default:
+			err = fuse_reply(fd, ih->unique, -ENOSYS, NULL, 0);
+			break;
+		}
+		if (err)
+			_exit(4);
+	}
+}
+
+/* In a child moved into @cont: read @path whole; 0 if every byte is right. */
+static int read_in(const char *cont, const char *path)
+{
+	static char buf[FUSE_PAGES * PAGE];
+	int status, fd, i;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (cn_move_self(cont))
+			_exit(1);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) != sizeof(buf))
+			_exit(2);
+		for (i = 0; i < FUSE_PAGES; i++)
+			if (buf[i * PAGE] != 'a' + i ||
+			    buf[(i + 1) * PAGE - 1] != 'a' + i)
+				_exit(3);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+FIXTURE(fuse) {
+	struct cn_env env;
+	char *root;
+	char src[CN_PATH_LEN];
+	char mnt[CN_PATH_LEN];
+	bool mounted;
+	pid_t server;
+};
+
+FIXTURE_SETUP(fuse)
+{
+	char page[PAGE];
+	int fd, i;
+
+	cn_cleanup_stale();
+	cn_env_init(&self->env);
+	if (access("/dev/fuse", F_OK))
+		mknod("/dev/fuse", S_IFCHR | 0666, makedev(10, 229));
+	ASSERT_EQ(0, ext2_mounted());
+	snprintf(self->src, sizeof(self->src), "%s/fuse-src", EXT_MNT);
+	fd = open(self->src, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < FUSE_PAGES; i++) {
+		memset(page, 'a' + i, sizeof(page));
+		ASSERT_EQ(PAGE, write(fd, page, sizeof(page)));
+	}
+	close(fd);
+	sync();
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "3"));
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
+	snprintf(self->mnt, sizeof(self->mnt), "%s/fuse",
+		 cn_env_tmpdir(&self->env));
+	ASSERT_EQ(0, mkdir(self->mnt, 0755));
+}
+
+FIXTURE_TEARDOWN(fuse)
+{
+	int status;
+
+	if (self->mounted)
+		umount2(self->mnt, MNT_DETACH);
+	if (self->server > 0) {
+		kill(self->server, SIGKILL);
+		waitpid(self->server, &status, 0);
+	}
+	rmdir(self->mnt);
+	unlink(self->src);
+	cn_env_cleanup(&self->env);
+}
+
+TEST_F_TIMEOUT(fuse, splice_move_keeps_the_one_charge, 120)
+{
+	char *a = strdup(P("%s/a", self->root));
+	char *b = strdup(P("%s/b", self->root));
+	long len = FUSE_PAGES * PAGE, ua0, ua, ub;
+	int fd, src, status, moved;
+	char opts[128];
+
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	fd = open("/dev/fuse", O_RDWR);
+	if (fd < 0)
+		SKIP(return, "no /dev/fuse (CONFIG_FUSE_FS): %s", strerror(errno));
+	src = open(self->src, O_RDONLY);
+	ASSERT_LE(0, src);
+
+	/* The source's page cache is charged to a, by a task there. */
+	ASSERT_EQ(0, read_in(a, self->src));
+	ASSERT_EQ(FUSE_PAGES, cached_pages(self->src, len));
+	/* Per-CPU LRU batches hold references that would stop the steal. */
+	ASSERT_EQ(0, cn_lru_drain());
+	/* The file's pages, and a few of ext2's metadata (indirect blocks). */
+	ua0 = usage_settles(a, len + 4 * PAGE);
+	ASSERT_LE(len, ua0);
+	ASSERT_GE(len + 4 * PAGE, ua0);
+
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	ASSERT_EQ(0, mount("cntest", self->mnt, "fuse", MS_NOSUID | MS_NODEV,
+			   opts));
+	self->mounted = true;
+	self->server = fork();
+	ASSERT_LE(0, self->server);
+	if (!self->server)
+		fuse_serve(fd, src);
+	close(fd);
+
+	/* A task in b reads the FUSE file: the pages move, with a's charge. */
+	ASSERT_EQ(0, read_in(b, P("%s/f", self->mnt)));
+	moved = FUSE_PAGES - cached_pages(self->src, len);
+	ua = usage(a);
+	ub = usage_settles(b, (FUSE_PAGES - moved) * PAGE);
+	TH_LOG("%d of %d pages moved: a %ld kB, b %ld kB", moved, FUSE_PAGES,
+	       ua / KB, ub / KB);
+	ASSERT_LT(0, moved);
+	EXPECT_EQ(ua0, ua);
+	EXPECT_EQ((FUSE_PAGES - moved) * PAGE, ub);
+
+	/* Once the FUSE file's cache is gone, nobody is charged. */
+	ASSERT_EQ(0, umount(self->mnt));
+	self->mounted = false;
+	ASSERT_EQ(self->server, waitpid(self->server, &status, 0));
+	self->server = 0;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(src);
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "3"));
+	EXPECT_EQ(0, usage_settles(a, 0));
+	EXPECT_EQ(0, usage_settles(b, 0));
+	EXPECT_EQ(0, cn_rmdir(a));
+	EXPECT_EQ(0, cn_rmdir(b));
+	free(a);
+	free(b);
 }
 
 TEST_HARNESS_MAIN
