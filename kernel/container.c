@@ -16,8 +16,10 @@
  *
  * container_mutex	the hierarchies (their list, subsystem binding,
  *			flags), the container tree (children, sibling,
- *			nr_containers), css_group creation and the links of a
- *			css_group, and every move of a task.  Subsystem
+ *			nr_containers) and the trees of subsystem states
+ *			(written under it, read under RCU too), css_group
+ *			creation and the links of a css_group, and every
+ *			move of a task.  Subsystem
  *			callbacks other than fork/exit/can_fork run under it.
  *			Taken from kernfs callbacks only after breaking active
  *			protection (container_kn_lock_live()), since rmdir
@@ -79,6 +81,7 @@
 #include <linux/percpu-rwsem.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
+#include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -701,6 +704,18 @@ static int container_populate(struct container *cont)
  * Directories: mkdir, rmdir, rename.
  */
 
+/* Fill in the core's part of a state @ss->create() returned for @cont. */
+static void init_css(struct container_subsys_state *css,
+		     struct container_subsys *ss, struct container *cont,
+		     struct container_subsys_state *parent)
+{
+	css->container = cont;
+	css->ss = ss;
+	css->parent = parent;
+	INIT_LIST_HEAD(&css->sibling);
+	INIT_LIST_HEAD(&css->children);
+}
+
 static void free_subsys_states(struct container *cont)
 {
 	int i;
@@ -736,8 +751,7 @@ static struct container *container_create(struct container *parent,
 			ret = PTR_ERR(css);
 			goto err_free;
 		}
-		css->container = cont;
-		css->ss = ss;
+		init_css(css, ss, cont, parent->subsys[i]);
 		cont->subsys[i] = css;
 	}
 
@@ -766,6 +780,9 @@ static struct container *container_create(struct container *parent,
 	}
 
 	list_add_tail(&cont->sibling, &parent->children);
+	for_each_subsys_in(ss, i, mask)
+		list_add_tail_rcu(&cont->subsys[i]->sibling,
+				  &parent->subsys[i]->children);
 	root->nr_containers++;
 	/*
 	 * A child pins its parent until its own states are destroyed: the
@@ -822,6 +839,7 @@ static int container_destroy_locked(struct container *cont)
 {
 	struct container *parent = cont->parent;
 	bool busy;
+	int i;
 
 	lockdep_assert_held(&container_mutex);
 	if (!parent || !list_empty(&cont->children))
@@ -838,6 +856,10 @@ static int container_destroy_locked(struct container *cont)
 		return -EBUSY;
 
 	list_del(&cont->sibling);
+	/* RCU walkers may still see them: destroy waits for a grace period. */
+	for (i = 0; i < CONTAINER_SUBSYS_COUNT; i++)
+		if (cont->subsys[i])
+			list_del_rcu(&cont->subsys[i]->sibling);
 	cont->root->nr_containers--;
 	kernfs_remove(cont->kn);
 
@@ -1050,32 +1072,98 @@ out:
 	return ret;
 }
 
+/*
+ * Walks of the tree of subsystem states.  Writers hold container_mutex; a
+ * state is unlinked with list_del_rcu() and destroyed a grace period
+ * later, so an RCU walk can go on from a state removed under it.
+ */
+#define css_tree_walk_held()						\
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() &&			\
+			 !lockdep_is_held(&container_mutex),		\
+			 "container state tree walked without RCU or container_mutex")
+
 /**
- * container_next_descendant_pre - walk a subtree in pre-order
- * @pos: the container visited last, NULL to start
+ * container_css_next_child - the next child of a subsystem state
+ * @pos: the child visited last, NULL to start
+ * @parent: the state whose children are walked
+ *
+ * Context: rcu_read_lock() or container_mutex held.
+ * Return: the next child, or NULL when there is none.
+ */
+struct container_subsys_state *
+container_css_next_child(struct container_subsys_state *pos,
+			 struct container_subsys_state *parent)
+{
+	css_tree_walk_held();
+	if (!pos)
+		return list_first_or_null_rcu(&parent->children,
+					      struct container_subsys_state,
+					      sibling);
+	return list_next_or_null_rcu(&parent->children, &pos->sibling,
+				     struct container_subsys_state, sibling);
+}
+
+/**
+ * container_css_next_descendant_pre - walk a subtree in pre-order
+ * @pos: the state visited last, NULL to start
  * @top: the root of the subtree, visited first
  *
- * Context: container_mutex held for the whole walk.
- * Return: the next container, or NULL when the walk is over.
+ * Context: rcu_read_lock() or container_mutex held for the whole walk.
+ * Return: the next state, or NULL when the walk is over.
  */
-struct container *container_next_descendant_pre(struct container *pos,
-						struct container *top)
+struct container_subsys_state *
+container_css_next_descendant_pre(struct container_subsys_state *pos,
+				  struct container_subsys_state *top)
 {
-	struct container *next;
+	struct container_subsys_state *next;
 
-	lockdep_assert_held(&container_mutex);
+	css_tree_walk_held();
 	if (!pos)
 		return top;
-	next = list_first_entry_or_null(&pos->children, struct container,
-					sibling);
+	next = container_css_next_child(NULL, pos);
 	if (next)
 		return next;
-	while (pos != top) {
-		if (!list_is_last(&pos->sibling, &pos->parent->children))
-			return list_next_entry(pos, sibling);
-		pos = pos->parent;
+	for (; pos != top; pos = pos->parent) {
+		next = container_css_next_child(pos, pos->parent);
+		if (next)
+			return next;
 	}
 	return NULL;
+}
+
+static struct container_subsys_state *
+css_leftmost_descendant(struct container_subsys_state *pos)
+{
+	struct container_subsys_state *first;
+
+	while ((first = container_css_next_child(NULL, pos)))
+		pos = first;
+	return pos;
+}
+
+/**
+ * container_css_next_descendant_post - walk a subtree in post-order
+ * @pos: the state visited last, NULL to start
+ * @top: the root of the subtree, visited last
+ *
+ * Context: rcu_read_lock() or container_mutex held for the whole walk.
+ * Return: the next state, or NULL when the walk is over.
+ */
+struct container_subsys_state *
+container_css_next_descendant_post(struct container_subsys_state *pos,
+				   struct container_subsys_state *top)
+{
+	struct container_subsys_state *next;
+
+	css_tree_walk_held();
+	if (!pos)
+		return css_leftmost_descendant(top);
+	if (pos == top)
+		return NULL;
+	next = container_css_next_child(pos, pos->parent);
+	if (next)
+		return css_leftmost_descendant(next);
+	return pos->parent;
 }
 
 /**
@@ -2440,8 +2528,7 @@ void __init container_init(void)
 		if (IS_ERR(css))
 			panic("container: no memory for the top state of %s\n",
 			      ss->name);
-		css->container = &dummy_root.top;
-		css->ss = ss;
+		init_css(css, ss, &dummy_root.top, NULL);
 		dummy_root.top.subsys[i] = css;
 		init_css_group.subsys[i] = css;
 		for (cft = ss->files; cft && cft->name[0]; cft++)

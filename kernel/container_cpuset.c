@@ -234,7 +234,7 @@ static void cpuset_note_mems(struct cpuset *cs)
  */
 static void cpuset_propagate(struct cpuset *top)
 {
-	struct container *pos;
+	struct container_subsys_state *pos;
 	cpumask_var_t cpus;
 	nodemask_t mems;
 
@@ -244,8 +244,8 @@ static void cpuset_propagate(struct cpuset *top)
 		pr_warn_ratelimited("no memory to update effective sets\n");
 		return;
 	}
-	container_for_each_descendant_pre(pos, top->css.container) {
-		struct cpuset *cs = cont_cs(pos), *parent = parent_cs(cs);
+	container_for_each_descendant_pre(pos, &top->css) {
+		struct cpuset *cs = css_cs(pos), *parent = parent_cs(cs);
 		struct task_struct **tasks;
 		int nr, i;
 
@@ -271,7 +271,7 @@ static void cpuset_propagate(struct cpuset *top)
 
 		if (cs == &top_cpuset)
 			continue;
-		tasks = container_get_tasks(pos, &nr);
+		tasks = container_get_tasks(pos->container, &nr);
 		if (IS_ERR(tasks)) {
 			pr_warn_ratelimited("no memory to update tasks\n");
 			continue;
@@ -292,16 +292,16 @@ static void cpuset_propagate(struct cpuset *top)
  */
 static void cpuset_rescue_tasks(struct cpuset *top)
 {
-	struct container *pos;
+	struct container_subsys_state *pos;
 
 	lockdep_assert_held(&container_mutex);
-	container_for_each_descendant_pre(pos, top->css.container) {
-		struct cpuset *cs = cont_cs(pos), *to;
+	container_for_each_descendant_pre(pos, &top->css) {
+		struct cpuset *cs = css_cs(pos), *to;
 
 		if (!cpumask_empty(cs->effective_cpus) &&
 		    !nodes_empty(cs->effective_mems))
 			continue;
-		if (!container_task_count(pos))
+		if (!container_task_count(pos->container))
 			continue;
 		for (to = parent_cs(cs); to; to = parent_cs(to))
 			if (!cpumask_empty(to->effective_cpus) &&
@@ -310,7 +310,7 @@ static void cpuset_rescue_tasks(struct cpuset *top)
 		if (WARN_ON_ONCE(!to))
 			continue;
 		pr_info("moving the tasks of a container without CPUs or memory nodes to an ancestor\n");
-		if (container_move_tasks(to->css.container, pos))
+		if (container_move_tasks(to->css.container, pos->container))
 			pr_warn("could not move every task out of a container without CPUs or memory nodes\n");
 	}
 }
@@ -346,12 +346,12 @@ static int cpuset_validate(struct cpuset *cs, const struct cpumask *cpus,
 {
 	bool cpu_excl = flags & BIT(CS_CPU_EXCLUSIVE);
 	bool mem_excl = flags & BIT(CS_MEM_EXCLUSIVE);
-	struct container *cont = cs->css.container, *pos;
 	struct cpuset *parent = parent_cs(cs);
+	struct container_subsys_state *pos;
 
 	lockdep_assert_held(&container_mutex);
-	list_for_each_entry(pos, &cont->children, sibling) {
-		struct cpuset *child = cont_cs(pos);
+	container_for_each_child(pos, &cs->css) {
+		struct cpuset *child = css_cs(pos);
 
 		if (!cpumask_subset(child->cpus, cpus) ||
 		    !nodes_subset(child->mems, *mems) ||
@@ -368,8 +368,8 @@ static int cpuset_validate(struct cpuset *cs, const struct cpumask *cpus,
 	    (mem_excl && !is_mem_exclusive(parent)))
 		return -EACCES;
 
-	list_for_each_entry(pos, &cont->parent->children, sibling) {
-		struct cpuset *sib = cont_cs(pos);
+	container_for_each_child(pos, &parent->css) {
+		struct cpuset *sib = css_cs(pos);
 
 		if (sib == cs)
 			continue;
@@ -382,7 +382,7 @@ static int cpuset_validate(struct cpuset *cs, const struct cpumask *cpus,
 	}
 
 	if ((cpumask_empty(cpus) || nodes_empty(*mems)) &&
-	    container_task_count(cont))
+	    container_task_count(cs->css.container))
 		return -ENOSPC;
 	return 0;
 }
@@ -633,11 +633,11 @@ static void cpuset_destroy(struct container_subsys_state *css)
 static void cpuset_post_clone(struct container_subsys_state *css)
 {
 	struct cpuset *cs = css_cs(css), *parent = parent_cs(cs);
-	struct container *pos;
+	struct container_subsys_state *pos;
 
 	lockdep_assert_held(&container_mutex);
-	list_for_each_entry(pos, &css->container->parent->children, sibling) {
-		struct cpuset *sib = cont_cs(pos);
+	container_for_each_child(pos, &parent->css) {
+		struct cpuset *sib = css_cs(pos);
 
 		if (is_cpu_exclusive(sib) || is_mem_exclusive(sib))
 			return;

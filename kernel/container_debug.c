@@ -8,6 +8,8 @@
 
 #include <linux/containers.h>
 #include <linux/err.h>
+#include <linux/kernfs.h>
+#include <linux/limits.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -80,6 +82,44 @@ static u64 css_group_count_read(struct container_subsys_state *css,
 	return container_css_group_count();
 }
 
+static void debug_put_name(struct seq_file *sf,
+			   struct container_subsys_state *pos,
+			   struct container_subsys_state *top, char *buf)
+{
+	if (pos == top) {
+		seq_puts(sf, " .");
+		return;
+	}
+	kernfs_name(pos->container->kn, buf, NAME_MAX + 1);
+	seq_printf(sf, " %s", buf);
+}
+
+/*
+ * The subtree as the core's RCU walks visit it: "pre" and the container
+ * names in pre-order, then "post" and the names in post-order ("." is the
+ * container read).  For tests of the walks themselves.
+ */
+static int descendants_show(struct seq_file *sf, void *v)
+{
+	struct container_subsys_state *top = seq_subsys_state(sf), *pos;
+	char *buf;
+
+	buf = kmalloc(NAME_MAX + 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	rcu_read_lock();
+	seq_puts(sf, "pre");
+	container_for_each_descendant_pre(pos, top)
+		debug_put_name(sf, pos, top, buf);
+	seq_puts(sf, "\npost");
+	container_for_each_descendant_post(pos, top)
+		debug_put_name(sf, pos, top, buf);
+	seq_putc(sf, '\n');
+	rcu_read_unlock();
+	kfree(buf);
+	return 0;
+}
+
 static struct container_file debug_files[] = {
 	{
 		.name = "container_refcount",
@@ -104,6 +144,10 @@ static struct container_file debug_files[] = {
 	{
 		.name = "css_group_count",
 		.read_u64 = css_group_count_read,
+	},
+	{
+		.name = "descendants",
+		.seq_show = descendants_show,
 	},
 	{ }	/* terminate */
 };

@@ -32,15 +32,13 @@
 
 /**
  * struct pids - the pids state of one container
- * @css: the subsystem state
- * @parent: the parent's state, NULL at the top
+ * @css: the subsystem state (its parent is the parent container's)
  * @counter: tasks in the container and its descendants
  * @limit: pids.max, PIDS_MAX for "max"
  * @events_max: forks refused because of @limit
  */
 struct pids {
 	struct container_subsys_state css;
-	struct pids *parent;
 	atomic64_t counter;
 	atomic64_t limit;
 	atomic64_t events_max;
@@ -53,17 +51,22 @@ static inline struct pids *css_pids(struct container_subsys_state *css)
 	return css ? container_of(css, struct pids, css) : NULL;
 }
 
+static inline struct pids *pids_parent(struct pids *p)
+{
+	return css_pids(p->css.parent);
+}
+
 /* The top of the hierarchy counts nothing. */
 static inline bool pids_is_top(const struct pids *p)
 {
-	return !p->parent;
+	return !p->css.parent;
 }
 
 static void pids_uncharge(struct pids *pids, int n)
 {
 	struct pids *p;
 
-	for (p = pids; !pids_is_top(p); p = p->parent)
+	for (p = pids; !pids_is_top(p); p = pids_parent(p))
 		WARN_ON_ONCE(atomic64_sub_return(n, &p->counter) < 0);
 }
 
@@ -72,7 +75,7 @@ static void pids_charge(struct pids *pids, int n)
 {
 	struct pids *p;
 
-	for (p = pids; !pids_is_top(p); p = p->parent)
+	for (p = pids; !pids_is_top(p); p = pids_parent(p))
 		atomic64_add(n, &p->counter);
 }
 
@@ -92,7 +95,7 @@ static int pids_try_charge(struct pids *pids, int n)
 {
 	struct pids *p, *q;
 
-	for (p = pids; !pids_is_top(p); p = p->parent) {
+	for (p = pids; !pids_is_top(p); p = pids_parent(p)) {
 		s64 new = atomic64_add_return(n, &p->counter);
 
 		if (new > atomic64_read(&p->limit))
@@ -101,7 +104,7 @@ static int pids_try_charge(struct pids *pids, int n)
 	return 0;
 
 revert:
-	for (q = pids; q != p; q = q->parent)
+	for (q = pids; q != p; q = pids_parent(q))
 		atomic64_sub(n, &q->counter);
 	atomic64_sub(n, &p->counter);
 	atomic64_inc(&p->events_max);
@@ -120,7 +123,6 @@ pids_create(struct container_subsys_state *parent_css)
 	pids = kzalloc(sizeof(*pids), GFP_KERNEL);
 	if (!pids)
 		return ERR_PTR(-ENOMEM);
-	pids->parent = parent;
 	atomic64_set(&pids->limit, PIDS_MAX);
 	return &pids->css;
 }

@@ -51,6 +51,14 @@
  * map of mm/swap_cgroup.c); the page is charged to that container when it
  * is read back, whoever reads it.
  *
+ * Reclaim and memory.stat walk a subtree with the core's walks of the
+ * states' tree under rcu_read_lock() (container_for_each_descendant_pre()),
+ * not under container_mutex, which the charge path cannot take: charges
+ * happen under mmap_lock, and container_mutex is held around mmap_lock in
+ * cpuset's attach.  A removed container leaves the tree at rmdir; its
+ * folios are on its own list (and out of its parent's reclaim) until its
+ * destroy hands them to the parent, a grace period later.
+ *
  * Locking:
  *
  * mem_container.lock	irq-safe spinlock: the folio list and the owner
@@ -59,11 +67,6 @@
  *			(when folios move up).  Never held with the LRU lock
  *			of a node held, and the LRU lock is never taken
  *			under it.
- * mem_tree_lock	the RCU-protected tree of mem_containers (children,
- *			sibling) that reclaim and memory.stat walk without
- *			container_mutex, which the charge path cannot take:
- *			charges happen under mmap_lock, and container_mutex
- *			is held around mmap_lock in cpuset's attach.
  * mem_limit_mutex	serialises writes of the limits and force_empty.
  * mem_stock.lock	local lock (interrupts off) of a CPU's stock; taken
  *			inside mem_container.lock, nothing is taken inside it.
@@ -172,9 +175,6 @@ struct mem_percpu {
  * @ref_done: completed when @ref drops to zero after destroy killed it
  * @lock: protects @folios and the owner of the folios on it
  * @folios: the folios charged to this container, oldest first
- * @parent: the parent's state, NULL at the top
- * @children: child states (RCU list, mem_tree_lock)
- * @sibling: entry in @parent's @children
  * @pcpu: per-CPU page counts and event counters
  * @folded: page counts handed over from removed descendants (and to them,
  *	for updates that reached this container after its folios left)
@@ -197,9 +197,6 @@ struct mem_container {
 	struct completion ref_done;
 	spinlock_t lock;		/* @folios and their owner */
 	struct list_head folios;
-	struct mem_container *parent;
-	struct list_head children;
-	struct list_head sibling;
 	struct mem_percpu __percpu *pcpu;
 	atomic_long_t folded[MEM_NR_STATS];
 	struct work_struct soft_work;
@@ -267,7 +264,6 @@ static DEFINE_PER_CPU(struct mem_stock, mem_stock) = {
 
 static struct mem_container root_mem;
 static struct kmem_cache *mem_cachep;
-static DEFINE_SPINLOCK(mem_tree_lock);
 
 /*
  * On while a memory container other than the top exists: only then can a
@@ -321,7 +317,13 @@ static __always_inline struct mem_page_ext *mem_folio_ext(struct folio *folio)
 
 static inline bool mem_is_top(const struct mem_container *mc)
 {
-	return !mc->parent;
+	return !mc->css.parent;
+}
+
+/* The parent container's state, NULL at the top. */
+static inline struct mem_container *mem_parent(struct mem_container *mc)
+{
+	return css_mem(mc->css.parent);
 }
 
 static inline struct mem_container *mem_word_owner(unsigned long word)
@@ -494,43 +496,10 @@ void __container_mem_mod_mapped(struct folio *folio, int nr)
 	rcu_read_unlock();
 }
 
-/*
- * Pre-order walk of @top's subtree under rcu_read_lock(); a container
- * removed meanwhile may still be visited.
- */
-static struct mem_container *mem_next_pre(struct mem_container *pos,
-					  struct mem_container *top)
-{
-	struct mem_container *next;
-
-	if (!pos)
-		return top;
-	next = list_first_or_null_rcu(&pos->children, struct mem_container,
-				      sibling);
-	if (next)
-		return next;
-	while (pos != top) {
-		next = list_next_or_null_rcu(&pos->parent->children,
-					     &pos->sibling,
-					     struct mem_container, sibling);
-		if (next)
-			return next;
-		pos = pos->parent;
-	}
-	return NULL;
-}
-
-#define for_each_mem_descendant(pos, top)				\
-	for ((pos) = mem_next_pre(NULL, (top)); (pos);			\
-	     (pos) = mem_next_pre((pos), (top)))
-
 static bool mem_is_descendant(struct mem_container *mc,
 			      struct mem_container *top)
 {
-	for (; mc; mc = mc->parent)
-		if (mc == top)
-			return true;
-	return false;
+	return container_css_is_descendant(&mc->css, &top->css);
 }
 
 /*
@@ -733,6 +702,7 @@ static unsigned long mem_reclaim(struct mem_container *top,
 		scanned = 0;
 		while (reclaimed < nr_pages && idle < 4) {
 			unsigned long before = scanned;
+			struct container_subsys_state *css;
 			struct mem_container *pos;
 			LIST_HEAD(list);
 			unsigned long got;
@@ -740,7 +710,8 @@ static unsigned long mem_reclaim(struct mem_container *top,
 
 			rcu_read_lock();
 			/* A removed container's lock and (empty) list stay valid. */
-			for_each_mem_descendant(pos, top) {
+			container_for_each_descendant_pre(css, &top->css) {
+				pos = css_mem(css);
 				n += mem_pick_folios(pos, batch + n,
 						     MEM_RECLAIM_BATCH - n, swap,
 						     clean_only, &scanned);
@@ -797,7 +768,7 @@ unsigned long container_mem_get_max(struct container_subsys_state *css)
 	struct mem_container *mc = css_mem(css);
 	unsigned long max = PAGE_COUNTER_MAX;
 
-	for (; !mem_is_top(mc); mc = mc->parent)
+	for (; !mem_is_top(mc); mc = mem_parent(mc))
 		max = min(max, READ_ONCE(mc->memory.max));
 	return max;
 }
@@ -902,7 +873,7 @@ static void mem_check_soft_limit(struct mem_container *mc)
 	struct mem_container *pos;
 	bool throttle = false;
 
-	for (pos = mc; !mem_is_top(pos); pos = pos->parent) {
+	for (pos = mc; !mem_is_top(pos); pos = mem_parent(pos)) {
 		if (page_counter_read(&pos->memory) <= READ_ONCE(pos->soft_limit))
 			continue;
 		mem_event(pos, MEM_SOFT_LIMIT_HITS, 1);
@@ -931,7 +902,7 @@ void container_mem_handle_throttle(void)
 
 	rcu_read_lock();
 	mc = css_mem(task_subsys_state(current, mem_subsys_id));
-	for (pos = mc; !mem_is_top(pos); pos = pos->parent)
+	for (pos = mc; !mem_is_top(pos); pos = mem_parent(pos))
 		if (mem_far_over_soft(pos))
 			over = pos;
 	if (!over || !percpu_ref_tryget_live(&over->ref)) {
@@ -1763,6 +1734,7 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 {
 	struct mem_container *mc = css_mem(seq_subsys_state(sf)), *pos;
 	unsigned long limit = PAGE_COUNTER_MAX;
+	struct container_subsys_state *css;
 	struct mem_stat *st;
 
 	st = kcalloc(2, sizeof(*st), GFP_KERNEL);
@@ -1770,10 +1742,10 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 		return -ENOMEM;
 	mem_stat_add(mc, &st[0]);
 	rcu_read_lock();
-	for_each_mem_descendant(pos, mc)
-		mem_stat_add(pos, &st[1]);
+	container_for_each_descendant_pre(css, &mc->css)
+		mem_stat_add(css_mem(css), &st[1]);
 	rcu_read_unlock();
-	for (pos = mc; pos && !mem_is_top(pos); pos = pos->parent)
+	for (pos = mc; !mem_is_top(pos); pos = mem_parent(pos))
 		limit = min(limit, READ_ONCE(pos->memory.max));
 
 	mem_stat_print(sf, "", &st[0]);
@@ -1811,13 +1783,13 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 	}
 	/* Own folios only: those of children stay with the children. */
 	mem_drain_stocks(mc);
-	nr = mem_move_folios(mc, mc->parent);
-	if (mem_is_top(mc->parent))
+	nr = mem_move_folios(mc, mem_parent(mc));
+	if (mem_is_top(mem_parent(mc)))
 		page_counter_uncharge(&mc->memory, nr);
 	else
 		page_counter_cancel(&mc->memory, nr);
 	synchronize_rcu();
-	mem_stat_fold(mc, mem_is_top(mc->parent) ? NULL : mc->parent);
+	mem_stat_fold(mc, mem_is_top(mem_parent(mc)) ? NULL : mem_parent(mc));
 out:
 	mutex_unlock(&mem_limit_mutex);
 	return ret ?: nbytes;
@@ -1894,8 +1866,6 @@ static int mem_state_init(struct mem_container *mc,
 	INIT_WORK(&mc->soft_work, mem_soft_limit_work);
 	spin_lock_init(&mc->lock);
 	INIT_LIST_HEAD(&mc->folios);
-	INIT_LIST_HEAD(&mc->children);
-	mc->parent = parent;
 	/* The top is not charged: its children's counters have no parent. */
 	page_counter_init(&mc->memory,
 			  parent && !mem_is_top(parent) ? &parent->memory : NULL,
@@ -1939,10 +1909,7 @@ mem_create(struct container_subsys_state *parent_css)
 	}
 	if (!static_key_enabled(&container_mem_swap_owned))
 		static_branch_enable(&container_mem_swap_owned);
-	spin_lock(&mem_tree_lock);
-	list_add_tail_rcu(&mc->sibling, &parent->children);
 	parent->had_children = true;
-	spin_unlock(&mem_tree_lock);
 	static_branch_inc(&container_mem_charging);
 	return &mc->css;
 }
@@ -1956,7 +1923,7 @@ static void mem_free_rcu(struct rcu_head *rcu)
 {
 	struct mem_container *mc = container_of(rcu, struct mem_container, rcu);
 
-	mem_stat_fold(mc, mem_is_top(mc->parent) ? NULL : mc->parent);
+	mem_stat_fold(mc, mem_is_top(mem_parent(mc)) ? NULL : mem_parent(mc));
 
 	free_percpu(mc->pcpu);
 	mc->pcpu = NULL;
@@ -1966,7 +1933,7 @@ static void mem_free_rcu(struct rcu_head *rcu)
 
 static void mem_destroy(struct container_subsys_state *css)
 {
-	struct mem_container *mc = css_mem(css), *parent = mc->parent;
+	struct mem_container *mc = css_mem(css), *parent = mem_parent(mc);
 	unsigned long nr;
 
 	if (WARN_ON_ONCE(mc == &root_mem))
@@ -1993,9 +1960,6 @@ static void mem_destroy(struct container_subsys_state *css)
 	mem_drain_stocks(mc);
 	cpus_read_unlock();
 
-	spin_lock(&mem_tree_lock);
-	list_del_rcu(&mc->sibling);
-	spin_unlock(&mem_tree_lock);
 	call_rcu(&mc->rcu, mem_free_rcu);
 	static_branch_dec(&container_mem_charging);
 }

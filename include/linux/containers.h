@@ -42,15 +42,28 @@ enum container_subsys_id {
  * struct container_subsys_state - a subsystem's state in one container
  * @container: the container this state belongs to
  * @ss: the subsystem this is a state of
+ * @parent: the state of the parent container, NULL at the top
+ * @sibling: entry in @parent's @children
+ * @children: the states of the child containers, oldest first
  *
  * Subsystems embed this in their own per-container structure and get back
  * to it with container_of().  The state of a hierarchy's root container is
  * created once at boot and moves between the root of the hierarchy the
  * subsystem is bound to and the dummy root that holds unbound subsystems.
+ *
+ * The core maintains the tree of states: a state is linked into its
+ * parent's @children once its container is complete, and unlinked when the
+ * container is removed; the subsystem's destroy callback runs an RCU grace
+ * period later.  @children is an RCU list changed under container_mutex,
+ * so the walks below need only rcu_read_lock() (or container_mutex, to
+ * sleep inside them).  @parent never changes.
  */
 struct container_subsys_state {
 	struct container *container;
 	struct container_subsys *ss;
+	struct container_subsys_state *parent;
+	struct list_head sibling;
+	struct list_head children;
 };
 
 /* bits in container.flags */
@@ -263,9 +276,25 @@ task_subsys_state(struct task_struct *task, int id)
 static inline struct container_subsys_state *
 css_parent(struct container_subsys_state *css)
 {
-	struct container *parent = css->container->parent;
+	return css->parent;
+}
 
-	return parent ? parent->subsys[css->ss->id] : NULL;
+/**
+ * container_css_is_descendant - is a state in a subtree?
+ * @css: a subsystem state
+ * @top: the root of the subtree (a state of the same subsystem)
+ *
+ * Context: the caller keeps @css alive (RCU, or a reference).
+ * Return: true if @css is @top or one of its descendants.
+ */
+static inline bool
+container_css_is_descendant(struct container_subsys_state *css,
+			    struct container_subsys_state *top)
+{
+	for (; css; css = css->parent)
+		if (css == top)
+			return true;
+	return false;
 }
 
 struct container_subsys_state *seq_subsys_state(struct seq_file *sf);
@@ -275,8 +304,15 @@ void container_kn_unlock(struct kernfs_node *kn);
 int container_task_count(const struct container *cont);
 bool container_is_releasable(const struct container *cont);
 int container_css_group_count(void);
-struct container *container_next_descendant_pre(struct container *pos,
-						struct container *top);
+struct container_subsys_state *
+container_css_next_child(struct container_subsys_state *pos,
+			 struct container_subsys_state *parent);
+struct container_subsys_state *
+container_css_next_descendant_pre(struct container_subsys_state *pos,
+				  struct container_subsys_state *top);
+struct container_subsys_state *
+container_css_next_descendant_post(struct container_subsys_state *pos,
+				   struct container_subsys_state *top);
 struct task_struct **container_get_tasks(struct container *cont, int *nr);
 void container_put_tasks(struct task_struct **tasks, int nr);
 int container_move_tasks(struct container *to, struct container *from);
@@ -286,15 +322,41 @@ int container_clone(struct task_struct *task, struct container_subsys *ss,
 		    const char *name);
 
 /**
+ * container_for_each_child - visit the children of a subsystem state
+ * @pos: the cursor (struct container_subsys_state *)
+ * @parent: the state whose children are visited
+ *
+ * Context: rcu_read_lock() or container_mutex held for the whole walk.  A
+ * child removed during an RCU walk may still be visited; one created
+ * during it may be missed.
+ */
+#define container_for_each_child(pos, parent)				\
+	for ((pos) = container_css_next_child(NULL, (parent)); (pos);	\
+	     (pos) = container_css_next_child((pos), (parent)))
+
+/**
  * container_for_each_descendant_pre - visit a subtree, parents first
- * @pos: the container cursor
+ * @pos: the cursor (struct container_subsys_state *)
  * @top: the root of the subtree, visited first
  *
- * Context: container_mutex held.
+ * Context: as container_for_each_child().
  */
 #define container_for_each_descendant_pre(pos, top)			\
-	for ((pos) = container_next_descendant_pre(NULL, (top)); (pos);	\
-	     (pos) = container_next_descendant_pre((pos), (top)))
+	for ((pos) = container_css_next_descendant_pre(NULL, (top));	\
+	     (pos);							\
+	     (pos) = container_css_next_descendant_pre((pos), (top)))
+
+/**
+ * container_for_each_descendant_post - visit a subtree, children first
+ * @pos: the cursor (struct container_subsys_state *)
+ * @top: the root of the subtree, visited last
+ *
+ * Context: as container_for_each_child().
+ */
+#define container_for_each_descendant_post(pos, top)			\
+	for ((pos) = container_css_next_descendant_post(NULL, (top));	\
+	     (pos);							\
+	     (pos) = container_css_next_descendant_post((pos), (top)))
 
 int container_scan_tasks(struct container_subsys_state *top,
 			 int (*fn)(struct task_struct *task, void *arg),

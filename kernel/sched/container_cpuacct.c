@@ -36,7 +36,7 @@
  *			Never reset.
  *
  * The charging paths find a task's state with task_subsys_state() under RCU and
- * walk up the ->parent pointers.  A container can only be removed once it
+ * walk up the parent pointers of the states.  A container can only be removed once it
  * has no tasks and no children, and its state is freed after a grace
  * period, so every state on the way up outlives the read-side section
  * that found the task's.  The top state is never freed.
@@ -84,20 +84,25 @@ struct cpuacct_cpu {
 
 /**
  * struct cpuacct - the cpuacct state of one container
- * @css: the generic state, embedded
- * @parent: the parent container's state, NULL at the top; fixed at
- *	creation, so that charging never looks at the container tree
+ * @css: the generic state, embedded; its parent is the parent container's
  * @cpu: the per-CPU counters
  */
 struct cpuacct {
 	struct container_subsys_state css;
-	struct cpuacct *parent;
 	struct cpuacct_cpu __percpu *cpu;
 };
 
 static struct cpuacct *css_cpuacct(struct container_subsys_state *css)
 {
 	return container_of(css, struct cpuacct, css);
+}
+
+/* The parent container's state, NULL at the top. */
+static struct cpuacct *cpuacct_parent(struct cpuacct *ca)
+{
+	struct container_subsys_state *parent = ca->css.parent;
+
+	return parent ? css_cpuacct(parent) : NULL;
 }
 
 /*
@@ -126,7 +131,6 @@ cpuacct_create(struct container_subsys_state *parent_css)
 		goto err_free;
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(ca->cpu, cpu)->stat_sync);
-	ca->parent = parent_css ? css_cpuacct(parent_css) : NULL;
 	return &ca->css;
 
 err_free:
@@ -161,7 +165,7 @@ void container_account_cputime(struct task_struct *p, u64 delta_ns)
 	lockdep_assert_rq_held(cpu_rq(cpu));
 
 	rcu_read_lock();
-	for (ca = task_cpuacct(p); ca; ca = ca->parent) {
+	for (ca = task_cpuacct(p); ca; ca = cpuacct_parent(ca)) {
 		struct cpuacct_cpu *pc = per_cpu_ptr(ca->cpu, cpu);
 
 		WRITE_ONCE(pc->usage, pc->usage + delta_ns);
@@ -203,7 +207,7 @@ void container_account_cputime_field(struct task_struct *p, int index,
 	}
 
 	rcu_read_lock();
-	for (ca = task_cpuacct(p); ca; ca = ca->parent) {
+	for (ca = task_cpuacct(p); ca; ca = cpuacct_parent(ca)) {
 		struct cpuacct_cpu *pc = this_cpu_ptr(ca->cpu);
 
 		u64_stats_update_begin(&pc->stat_sync);

@@ -48,7 +48,7 @@ static const char * const debug_files[] = {
 	"debug.container_refcount", "debug.taskcount",
 	"debug.current_css_group", "debug.current_css_group_refcount",
 	"debug.releasable",
-	"debug.css_group_count",
+	"debug.css_group_count", "debug.descendants",
 };
 
 #define P cn_fmt
@@ -1728,9 +1728,49 @@ TEST_F(dbg, debug_releasable_is_boolean)
 	EXPECT_TRUE(v == 0 || v == 1) TH_LOG("child releasable %ld", v);
 }
 
+/* The core's walks of the tree of states, as debug.descendants shows them. */
+static char *walks(const char *dir)
+{
+	static char buf[4][1024];
+	static int next;
+	char *b = buf[next++ % 4];
+	char *text = cn_read_all(cn_fmt("%s/debug.descendants", dir), 256);
+
+	snprintf(b, sizeof(buf[0]), "%s", text ? text : "<error>");
+	free(text);
+	return b;
+}
+
+TEST_F(dbg, descendants_walks_pre_and_post_order)
+{
+	char *a = strdup(P("%s/a", self->root));
+	char *b = strdup(P("%s/b", a));
+	const char *dirs[] = { "b", "b/d", "b/e", "c" };
+	int i;
+
+	ASSERT_EQ(0, cn_mkdir(a));
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
+		ASSERT_EQ(0, cn_mkdir(P("%s/%s", a, dirs[i])));
+	/* Children oldest first; a parent before (pre) or after (post) them. */
+	EXPECT_STREQ("pre . b d e c\npost d e b c .\n", walks(a));
+	EXPECT_STREQ("pre . d e\npost d e .\n", walks(b));
+	EXPECT_STREQ("pre .\npost .\n", walks(P("%s/c", a)));
+	EXPECT_STREQ("pre . a b d e c\npost d e b c a .\n", walks(self->root));
+
+	/* A removed container leaves the walks; a new one comes last. */
+	ASSERT_EQ(0, cn_rmdir(P("%s/d", b)));
+	EXPECT_STREQ("pre . b e c\npost e b c .\n", walks(a));
+	ASSERT_EQ(0, rename(P("%s/c", a), P("%s/z", a)));
+	ASSERT_EQ(0, cn_mkdir(P("%s/d", b)));
+	EXPECT_STREQ("pre . b e d z\npost e d b z .\n", walks(a));
+	free(a);
+	free(b);
+}
+
 TEST_F(dbg, debug_files_read_only)
 {
-	char *c = P("%s/c", self->root);
+	/* A copy: the loop below uses more cn_fmt() buffers than the ring has. */
+	char *c = strdup(P("%s/c", self->root));
 	const char *dirs[2] = { self->root, c };
 	int i, j, ret;
 	pid_t pid;
@@ -1752,6 +1792,7 @@ TEST_F(dbg, debug_files_read_only)
 	}
 	EXPECT_EQ(1, L(P("%s/debug.taskcount", c)));
 	EXPECT_EQ(1, L(P("%s/debug.container_refcount", c)));
+	free(c);
 }
 
 TEST_F_TIMEOUT(dbg, tasks_file_2000_processes, 240)
