@@ -449,6 +449,7 @@ void __container_mem_lru_add(struct folio *folio, int lru)
 	struct mem_container *mc;
 	long nr;
 
+	lockdep_assert_irqs_disabled();
 	/* The owner stays valid until rcu_read_unlock(). */
 	rcu_read_lock();
 	/* Against a move of the folio to another owner (mem_move_folios()). */
@@ -512,6 +513,7 @@ static struct mem_container *mem_charge_target(struct mm_struct *mm)
 	struct task_struct *task = current;
 	struct mem_container *mc;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "charge target outside RCU");
 	if (mm) {
 		task = rcu_dereference(mm->owner);
 		if (!task)
@@ -550,6 +552,7 @@ static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
 	struct mem_stock *stock = this_cpu_ptr(&mem_stock);
 	unsigned int excess = 0;
 
+	lockdep_assert_held(this_cpu_ptr(&mem_stock.lock));
 	if (stock->cached != mc) {
 		if (!take_over) {
 			page_counter_uncharge(&mc->memory, nr);
@@ -788,6 +791,7 @@ void container_mem_scan_tasks(struct container_subsys_state *css,
 			      int (*fn)(struct task_struct *, void *),
 			      void *arg)
 {
+	lockdep_assert_held(&oom_lock);
 	container_scan_tasks(css, fn, arg);
 }
 
@@ -1011,6 +1015,7 @@ nomem:
 static void mem_list_add(struct mem_container *mc, struct mem_page_ext *mpe,
 			 struct folio *folio)
 {
+	lockdep_assert_held(&mc->lock);
 	mpe->folio = folio;
 	list_add_tail(&mpe->node, &mc->folios);
 }
@@ -1020,6 +1025,8 @@ static __always_inline void mem_list_del(struct folio *folio)
 {
 	struct mem_page_ext *mpe = mem_folio_ext(folio);
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "list del outside RCU");
+	lockdep_assert_held(&mem_owner(folio)->lock);
 	/* Charged only with page_ext: it stays while the folio exists. */
 	if (WARN_ON_ONCE(!mpe))
 		return;
@@ -1043,6 +1050,7 @@ static __always_inline bool mem_commit(struct mem_container *mc,
 	unsigned long flags;
 	bool ok;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "commit outside RCU");
 	/* A folio charged already: complain on the path that gives up. */
 	if (from_stock && folio->container_mem)
 		return false;
@@ -1136,6 +1144,7 @@ static struct mem_container *mem_lock_owner(unsigned long *word,
 {
 	struct mem_container *mc;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "owner locked outside RCU");
 	for (;;) {
 		mc = mem_word_owner(READ_ONCE(*word));
 		if (!mc)
@@ -1155,7 +1164,9 @@ static struct mem_container *mem_lock_owner(unsigned long *word,
  */
 static void mem_uncharge_unlock(struct mem_container *mc, unsigned long nr,
 				unsigned long events, unsigned long flags)
+	__releases(&mc->lock)
 {
+	lockdep_assert_held(&mc->lock);
 	local_lock(&mem_stock.lock);
 	__mem_refill_stock(mc, nr, false);
 	local_unlock(&mem_stock.lock);
@@ -1172,6 +1183,7 @@ static __always_inline long mem_uncharge_locked(struct mem_container *mc,
 {
 	long nr = folio_nr_pages(folio);
 
+	lockdep_assert_held(&mc->lock);
 	mem_uncount(mc, folio->container_mem, nr);
 	mem_list_del(folio);
 	/* The refcount is zero: the LRU hook cannot run for it. */

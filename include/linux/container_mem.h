@@ -2,10 +2,11 @@
 /*
  * The memory controller of process containers: the hooks mm/ calls.
  *
- * With CONFIG_CONTAINER_MEM the memory cgroup charging interface of
- * <linux/memcontrol.h> (built without CONFIG_MEMCG) forwards to these, so
- * every place upstream charges a folio to a memory cgroup charges it to a
- * container instead.  See mm/container_mem.c.
+ * Built without CONFIG_MEMCG, the memory cgroup charging interface of
+ * <linux/memcontrol.h> forwards to these, so every place upstream charges
+ * a folio to a memory cgroup charges it to a container instead (see
+ * mm/container_mem.c).  Without CONFIG_CONTAINER_MEM every hook is an
+ * empty inline, so the callers need no #ifdef.
  */
 #ifndef _LINUX_CONTAINER_MEM_H
 #define _LINUX_CONTAINER_MEM_H
@@ -116,6 +117,37 @@ static inline void container_mem_swap_free(swp_entry_t entry, unsigned int nr)
 		__container_mem_swap_free(entry, nr);
 }
 #else
+static inline int container_mem_charge(struct folio *folio,
+				       struct mm_struct *mm, gfp_t gfp)
+{
+	return 0;
+}
+
+static inline void container_mem_uncharge(struct folio *folio)
+{
+}
+
+static inline void container_mem_uncharge_folios(struct folio_batch *folios)
+{
+}
+
+static inline void container_mem_migrate(struct folio *old, struct folio *new)
+{
+}
+
+static inline void container_mem_replace(struct folio *old, struct folio *new)
+{
+}
+
+static inline void container_mem_split(struct page *head, int old_order,
+				       int new_order)
+{
+}
+
+static inline void container_mem_handle_throttle(void)
+{
+}
+
 static inline int container_mem_swapin_charge(struct folio *folio,
 					      struct mm_struct *mm, gfp_t gfp,
 					      swp_entry_t entry)

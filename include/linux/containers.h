@@ -198,7 +198,9 @@ struct container_file {
  * @post_clone: a new container of a clone_children parent: copy the
  *	parent's configuration.  container_mutex held.
  * @can_attach: may @task move into @css?  Return 0 or -errno.
- *	container_mutex and the threadgroup lock held.
+ *	container_mutex and the threadgroup lock held.  Must change
+ *	nothing (hence the const state): when a later check fails, the
+ *	move is abandoned without any callback.
  * @attach: @task moved from @old_css to @css.  Same locks.
  * @can_fork: the forking task's @css is about to get @child; return 0 or
  *	-errno (the fork then fails).  Called without container_mutex.
@@ -220,7 +222,7 @@ struct container_subsys {
 	struct container_subsys_state *(*create)(struct container_subsys_state *parent_css);
 	void (*destroy)(struct container_subsys_state *css);
 	void (*post_clone)(struct container_subsys_state *css);
-	int (*can_attach)(struct container_subsys_state *css,
+	int (*can_attach)(const struct container_subsys_state *css,
 			  struct task_struct *task);
 	void (*attach)(struct container_subsys_state *css,
 		       struct container_subsys_state *old_css,

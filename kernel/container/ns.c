@@ -37,7 +37,7 @@ static void ns_destroy(struct container_subsys_state *css)
  * A task may only move into its own container or one below it, whoever
  * asks (cgroup's ns subsystem had the same rule).
  */
-static int ns_can_attach(struct container_subsys_state *css,
+static int ns_can_attach(const struct container_subsys_state *css,
 			 struct task_struct *task)
 {
 	struct container *cur, *c;

@@ -655,10 +655,10 @@ static void cpuset_post_clone(struct container_subsys_state *css)
 	cpus_read_unlock();
 }
 
-static int cpuset_can_attach(struct container_subsys_state *css,
+static int cpuset_can_attach(const struct container_subsys_state *css,
 			     struct task_struct *task)
 {
-	struct cpuset *cs = css_cs(css);
+	const struct cpuset *cs = container_of_const(css, struct cpuset, css);
 
 	if (cpumask_empty(cs->effective_cpus) ||
 	    nodes_empty(cs->effective_mems))
