@@ -7,6 +7,7 @@
 #   make refresh  turn edits made in build/src back into the repository
 #   make series   the work as a patch series in build/series (patches/layout)
 #   make series-check  build the kernel after each patch of the series
+#   make docs-check  kernel-doc and Sphinx on the documentation, no warning
 #   make bench    instruction-time benchmarks: baseline, containers, cgroup v1
 #   make profile  where guest time goes in one benchmark workload
 #   make clean    remove build products (not the Debian packages)
@@ -48,14 +49,15 @@ KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
 	KBUILD_BUILD_HOST=harness KBUILD_BUILD_TIMESTAMP="2026-01-01"
 
 .PHONY: all deps tree prepare kernel-% kernels selftests initramfs run \
-	check check-% check-harness refresh series series-check bench profile \
+	check check-% check-harness refresh series series-check docs-check \
+	bench profile \
 	clean help
 .NOTPARALLEL:
 
 all: kernel-$(CONFIG)
 
 help:
-	@sed -n '3,13s/^# \{0,1\}//p' Makefile
+	@sed -n '3,14s/^# \{0,1\}//p' Makefile
 
 deps:
 	@scripts/deps.sh
@@ -109,6 +111,9 @@ series: prepare
 # Build the kernel after each patch of the series in turn (bisectability).
 series-check: series
 	@scripts/series-check.sh $(foreach f,$(FRAGMENTS_containers),configs/$(f).config)
+
+docs-check: prepare
+	@scripts/docs-check.sh
 
 # Not part of check: baseline, containers (in the top and two levels
 # down) and upstream cgroup v1, side by side.

@@ -325,7 +325,7 @@ int container_clone(struct task_struct *task, struct container_subsys *ss,
 
 /**
  * container_for_each_child - visit the children of a subsystem state
- * @pos: the cursor (struct container_subsys_state *)
+ * @pos: the cursor, a pointer to struct container_subsys_state
  * @parent: the state whose children are visited
  *
  * Context: rcu_read_lock() or container_mutex held for the whole walk.  A
@@ -338,7 +338,7 @@ int container_clone(struct task_struct *task, struct container_subsys *ss,
 
 /**
  * container_for_each_descendant_pre - visit a subtree, parents first
- * @pos: the cursor (struct container_subsys_state *)
+ * @pos: the cursor, a pointer to struct container_subsys_state
  * @top: the root of the subtree, visited first
  *
  * Context: as container_for_each_child().
@@ -350,7 +350,7 @@ int container_clone(struct task_struct *task, struct container_subsys *ss,
 
 /**
  * container_for_each_descendant_post - visit a subtree, children first
- * @pos: the cursor (struct container_subsys_state *)
+ * @pos: the cursor, a pointer to struct container_subsys_state
  * @top: the root of the subtree, visited last
  *
  * Context: as container_for_each_child().

@@ -955,6 +955,25 @@ struct attach_entry {
 	struct css_group *new_cg;
 };
 
+/**
+ * struct container_migration - a move of tasks into one container
+ * @cont: where they go
+ * @ents: the tasks (a reference each) and, once prepared, their new
+ *	css_groups (a reference each)
+ * @nr: entries used in @ents
+ *
+ * container_attach() moves tasks in four steps: collect the threads to
+ * move, prepare (ask every subsystem, find or make every css_group:
+ * everything that can fail), commit (nothing can fail any more) and
+ * finish (drop the references).  container_mutex and the threadgroup
+ * lock are held throughout.
+ */
+struct container_migration {
+	struct container *cont;
+	struct attach_entry *ents;
+	int nr;
+};
+
 /* Is @t a live thread that is not in @cont yet?  RCU read lock held. */
 static bool container_attach_wanted(struct task_struct *t,
 				    struct container *cont)
@@ -964,23 +983,18 @@ static bool container_attach_wanted(struct task_struct *t,
 }
 
 /*
- * Move @leader (and its threads when @threadgroup) into @cont: all of them
- * or, when a subsystem refuses or memory runs out, none.  Threads already
- * exiting stay where they are.
+ * Take a reference on each thread of @leader (only @leader unless
+ * @threadgroup) that is live and not in the container yet.  0 with
+ * @mg->nr == 0 when there is nothing to move; -ESRCH when no thread is
+ * live.
  */
-static int container_attach(struct container *cont, struct task_struct *leader,
-			    bool threadgroup)
+static int container_migrate_collect(struct container_migration *mg,
+				     struct task_struct *leader,
+				     bool threadgroup)
 {
-	struct container_root *root = cont->root;
-	unsigned long mask = root->subsys_mask;
-	struct attach_entry *ents;
-	struct container_subsys *ss;
 	struct task_struct *t;
-	int n, nr = 0, i, j, ret = 0;
 	bool live = false;
-
-	lockdep_assert_held(&container_mutex);
-	percpu_rwsem_assert_held(&container_threadgroup_rwsem);
+	int n;
 
 	/*
 	 * The threadgroup lock keeps threads from being created, from
@@ -988,60 +1002,69 @@ static int container_attach(struct container *cont, struct task_struct *leader,
 	 * the thread list holds at most n live threads while we look.
 	 */
 	n = threadgroup ? get_nr_threads(leader) : 1;
-	ents = kvcalloc(n, sizeof(*ents), GFP_KERNEL);
-	if (!ents)
+	mg->ents = kvcalloc(n, sizeof(*mg->ents), GFP_KERNEL);
+	if (!mg->ents)
 		return -ENOMEM;
 
 	rcu_read_lock();
 	if (threadgroup) {
 		for_each_thread(leader, t) {
-			if (container_attach_wanted(t, cont) && nr < n) {
+			if (container_attach_wanted(t, mg->cont) && mg->nr < n) {
 				get_task_struct(t);
-				ents[nr++].task = t;
+				mg->ents[mg->nr++].task = t;
 			}
 			if (!(t->flags & PF_EXITING))
 				live = true;
 		}
 	} else {
 		live = !(leader->flags & PF_EXITING);
-		if (container_attach_wanted(leader, cont)) {
+		if (container_attach_wanted(leader, mg->cont)) {
 			get_task_struct(leader);
-			ents[nr++].task = leader;
+			mg->ents[mg->nr++].task = leader;
 		}
 	}
 	rcu_read_unlock();
+	return live ? 0 : -ESRCH;
+}
 
-	if (!nr) {
-		ret = live ? 0 : -ESRCH;
-		goto out;
-	}
+/* Everything that can fail: the subsystems' consent and the css_groups. */
+static int container_migrate_prepare(struct container_migration *mg)
+{
+	struct container *cont = mg->cont;
+	struct container_subsys *ss;
+	struct css_group *cg;
+	int i, j, ret;
 
-	for (i = 0; i < nr; i++) {
-		for_each_subsys_in(ss, j, mask) {
+	for (i = 0; i < mg->nr; i++) {
+		for_each_subsys_in(ss, j, cont->root->subsys_mask) {
 			if (!ss->can_attach)
 				continue;
-			ret = ss->can_attach(cont->subsys[j], ents[i].task);
+			ret = ss->can_attach(cont->subsys[j], mg->ents[i].task);
 			if (ret)
-				goto out;
+				return ret;
 		}
 	}
-
-	for (i = 0; i < nr; i++) {
-		struct css_group *cg;
-
-		cg = find_css_group(task_css_group(ents[i].task), cont);
-		if (IS_ERR(cg)) {
-			ret = PTR_ERR(cg);
-			goto out;
-		}
-		ents[i].new_cg = cg;
+	for (i = 0; i < mg->nr; i++) {
+		cg = find_css_group(task_css_group(mg->ents[i].task), cont);
+		if (IS_ERR(cg))
+			return PTR_ERR(cg);
+		mg->ents[i].new_cg = cg;
 	}
+	return 0;
+}
 
-	/* Commit: nothing below can fail. */
-	for (i = 0; i < nr; i++) {
-		struct css_group *oldcg, *cg = ents[i].new_cg;
+/* Switch each task to its new css_group and tell the subsystems. */
+static void container_migrate_commit(struct container_migration *mg)
+{
+	unsigned long mask = mg->cont->root->subsys_mask;
+	struct css_group *oldcg, *cg;
+	struct container_subsys *ss;
+	struct task_struct *t;
+	int i, j;
 
-		t = ents[i].task;
+	for (i = 0; i < mg->nr; i++) {
+		t = mg->ents[i].task;
+		cg = mg->ents[i].new_cg;
 		task_lock(t);
 		if (t->flags & PF_EXITING) {
 			task_unlock(t);
@@ -1050,7 +1073,7 @@ static int container_attach(struct container *cont, struct task_struct *leader,
 		oldcg = task_css_group(t);
 		rcu_assign_pointer(t->containers, cg);
 		task_unlock(t);
-		ents[i].new_cg = NULL;
+		mg->ents[i].new_cg = NULL;
 
 		spin_lock(&css_group_lock);
 		if (!list_empty(&t->container_node))
@@ -1062,13 +1085,42 @@ static int container_attach(struct container *cont, struct task_struct *leader,
 				ss->attach(cg->subsys[j], oldcg->subsys[j], t);
 		put_css_group(oldcg);
 	}
-out:
-	for (i = 0; i < nr; i++) {
-		if (ents[i].new_cg)
-			put_css_group(ents[i].new_cg);
-		put_task_struct(ents[i].task);
+}
+
+/* Drop the references collect and prepare took (all, after a failure). */
+static void container_migrate_finish(struct container_migration *mg)
+{
+	int i;
+
+	for (i = 0; i < mg->nr; i++) {
+		if (mg->ents[i].new_cg)
+			put_css_group(mg->ents[i].new_cg);
+		put_task_struct(mg->ents[i].task);
 	}
-	kvfree(ents);
+	kvfree(mg->ents);
+}
+
+/*
+ * Move @leader (and its threads when @threadgroup) into @cont: all of them
+ * or, when a subsystem refuses or memory runs out, none.  Threads already
+ * exiting stay where they are.
+ */
+static int container_attach(struct container *cont, struct task_struct *leader,
+			    bool threadgroup)
+{
+	struct container_migration mg = { .cont = cont };
+	int ret;
+
+	lockdep_assert_held(&container_mutex);
+	percpu_rwsem_assert_held(&container_threadgroup_rwsem);
+
+	ret = container_migrate_collect(&mg, leader, threadgroup);
+	if (!ret && mg.nr) {
+		ret = container_migrate_prepare(&mg);
+		if (!ret)
+			container_migrate_commit(&mg);
+	}
+	container_migrate_finish(&mg);
 	return ret;
 }
 
