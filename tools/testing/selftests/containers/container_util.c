@@ -134,7 +134,7 @@ fail:
 
 long cn_stat_value(const char *cont, const char *key)
 {
-	char *text = cn_read_all(cn_fmt("%s/memory.stat", cont), 4096), *p;
+	char *text = cn_read_all_in(cont, "memory.stat", 4096), *p;
 	size_t len = strlen(key);
 	long v = -1;
 
@@ -1118,16 +1118,9 @@ void cn_swap_off(void)
 	cn_run("swapoff /dev/zram0 2>/dev/null");
 }
 
-char *cn_fmt(const char *fmt, ...)
+char *cn_path(char *buf, size_t len, const char *dir, const char *name)
 {
-	static char bufs[16][CN_PATH_LEN];
-	static int next;
-	char *buf = bufs[next++ % 16];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, CN_PATH_LEN, fmt, ap);
-	va_end(ap);
+	snprintf(buf, len, "%s/%s", dir, name);
 	return buf;
 }
 
@@ -1138,17 +1131,109 @@ long cn_long(const char *path)
 	return cn_read_long(path, &v) ? CN_BAD_READ : v;
 }
 
-char *cn_str(const char *path)
+char *cn_str(const char *path, char *buf, size_t len)
 {
-	static char bufs[8][CN_PATH_LEN];
-	static int next;
-	char *buf = bufs[next++ % 8];
 	int ret;
 
-	ret = cn_read_str(path, buf, CN_PATH_LEN);
+	ret = cn_read_str(path, buf, len);
 	if (ret)
-		snprintf(buf, CN_PATH_LEN, "<error %d>", ret);
+		snprintf(buf, len, "<error %d>", ret);
 	return buf;
+}
+
+/* "@cont/@file" in @path of CN_PATH_LEN bytes: 0, or -ENAMETOOLONG. */
+static int path_in(char *path, const char *cont, const char *file)
+{
+	int n = snprintf(path, CN_PATH_LEN, "%s/%s", cont, file);
+
+	return n < 0 || n >= CN_PATH_LEN ? -ENAMETOOLONG : 0;
+}
+
+long cn_read_long_in(const char *cont, const char *file)
+{
+	char path[CN_PATH_LEN];
+
+	if (path_in(path, cont, file))
+		return CN_BAD_READ;
+	return cn_long(path);
+}
+
+char *cn_read_str_in(const char *cont, const char *file, char *buf,
+		     size_t len)
+{
+	char path[CN_PATH_LEN];
+	int ret = path_in(path, cont, file);
+
+	if (ret) {
+		snprintf(buf, len, "<error %d>", ret);
+		return buf;
+	}
+	return cn_str(path, buf, len);
+}
+
+int cn_write_in(const char *cont, const char *file, const char *val)
+{
+	char path[CN_PATH_LEN];
+	int ret = path_in(path, cont, file);
+
+	return ret ? ret : cn_write(path, val);
+}
+
+int cn_writef_in(const char *cont, const char *file, const char *fmt, ...)
+{
+	char path[CN_PATH_LEN], buf[256];
+	int ret = path_in(path, cont, file);
+	va_list ap;
+
+	if (ret)
+		return ret;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return cn_write(path, buf);
+}
+
+int cn_read_pids_in(const char *cont, const char *file, pid_t **pids)
+{
+	char path[CN_PATH_LEN];
+	int ret = path_in(path, cont, file);
+
+	return ret ? ret : cn_read_pids(path, pids);
+}
+
+char *cn_read_all_in(const char *cont, const char *file, size_t chunk)
+{
+	char path[CN_PATH_LEN];
+	int ret = path_in(path, cont, file);
+
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	return cn_read_all(path, chunk);
+}
+
+bool cn_exists_in(const char *cont, const char *file)
+{
+	char path[CN_PATH_LEN];
+
+	return !path_in(path, cont, file) && cn_exists(path);
+}
+
+int cn_mkdir_in(const char *cont, const char *name)
+{
+	char path[CN_PATH_LEN];
+	int ret = path_in(path, cont, name);
+
+	return ret ? ret : cn_mkdir(path);
+}
+
+int cn_rmdir_in(const char *cont, const char *name)
+{
+	char path[CN_PATH_LEN];
+	int ret = path_in(path, cont, name);
+
+	return ret ? ret : cn_rmdir(path);
 }
 
 /*

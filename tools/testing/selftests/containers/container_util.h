@@ -29,15 +29,39 @@
 /* What cn_long() returns when the file cannot be read as a number. */
 #define CN_BAD_READ	LONG_MIN
 
-/*
- * printf into one of a ring of 16 static buffers of CN_PATH_LEN bytes:
- * for building paths in an expression.
- */
-char *cn_fmt(const char *fmt, ...) __printf(1, 2);
+/* "@dir/@name" in @buf of @len bytes (truncated if too long); @buf. */
+char *cn_path(char *buf, size_t len, const char *dir, const char *name);
 /* The integer in a file, or CN_BAD_READ. */
 long cn_long(const char *path);
-/* The trimmed content of a one-line file (ring of 8), or "<error N>". */
-char *cn_str(const char *path);
+/* The trimmed content of a one-line file in @buf, or "<error N>"; @buf. */
+char *cn_str(const char *path, char *buf, size_t len);
+
+/*
+ * Files of a container by the container's directory and the file's name,
+ * which may be a relative path ("c/tasks" is the tasks file of child c).
+ * Each builds "@cont/@file" in a local buffer of CN_PATH_LEN bytes; a path
+ * that does not fit is -ENAMETOOLONG (CN_BAD_READ, "<error N>", false).
+ */
+/* The integer in @cont/@file, or CN_BAD_READ: cn_long() of the path. */
+long cn_read_long_in(const char *cont, const char *file);
+/* The trimmed content of @cont/@file in @buf, or "<error N>"; @buf. */
+char *cn_read_str_in(const char *cont, const char *file, char *buf,
+		     size_t len);
+/* Write @val to @cont/@file in one write(2): 0 or -errno (cn_write()). */
+int cn_write_in(const char *cont, const char *file, const char *val);
+/* Write the formatted value to @cont/@file: 0 or -errno (cn_writef()). */
+int cn_writef_in(const char *cont, const char *file, const char *fmt, ...)
+	__printf(3, 4);
+/* The ids in @cont/@file, as cn_read_pids() returns them. */
+int cn_read_pids_in(const char *cont, const char *file, pid_t **pids);
+/* All of @cont/@file as cn_read_all() returns it (malloc()ed, or NULL). */
+char *cn_read_all_in(const char *cont, const char *file, size_t chunk);
+/* Whether @cont/@file exists (cn_exists()). */
+bool cn_exists_in(const char *cont, const char *file);
+/* Create child container @name of @cont: 0 or -errno (cn_mkdir()). */
+int cn_mkdir_in(const char *cont, const char *name);
+/* Remove child container @name of @cont: 0 or -errno (cn_rmdir()). */
+int cn_rmdir_in(const char *cont, const char *name);
 
 /* Mounting. */
 int cn_mount(const char *opts, char *dir, size_t len);

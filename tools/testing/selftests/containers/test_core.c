@@ -51,31 +51,27 @@ static const char * const debug_files[] = {
 	"debug.css_group_count", "debug.descendants",
 };
 
-#define P cn_fmt
-#define L cn_long
-#define S cn_str
-
-/* The path of @pid in hierarchy @hid, or "<error N>". */
-static char *where(pid_t pid, int hid)
+/* The path of @pid in hierarchy @hid in @buf, or "<error N>"; @buf. */
+static char *where(pid_t pid, int hid, char *buf, size_t len)
 {
-	static char bufs[8][CN_PATH_LEN];
-	static int next;
-	char *buf = bufs[next++ % 8];
 	int ret;
 
-	ret = cn_proc_path(pid, hid, buf, CN_PATH_LEN);
+	ret = cn_proc_path(pid, hid, buf, len);
 	if (ret)
-		snprintf(buf, CN_PATH_LEN, "<error %d>", ret);
+		snprintf(buf, len, "<error %d>", ret);
 	return buf;
 }
 
-/* Poll until file @path holds @want, for at most @ms milliseconds. */
-static long wait_long(const char *path, long want, long ms)
+/*
+ * Poll until file @file of container @cont holds @want, for at most @ms
+ * milliseconds.
+ */
+static long wait_long(const char *cont, const char *file, long want, long ms)
 {
 	long end = cn_now_ms() + ms, v;
 
 	for (;;) {
-		v = L(path);
+		v = cn_read_long_in(cont, file);
 		if (v == want || cn_now_ms() > end)
 			return v;
 		cn_sleep_ms(20);
@@ -118,14 +114,17 @@ static bool wait_line(const char *path, const char *line, long ms)
 /* A pid that no task has now. */
 static pid_t unused_pid(void)
 {
-	long max = L("/proc/sys/kernel/pid_max");
+	long max = cn_long("/proc/sys/kernel/pid_max");
+	char path[64];
 	pid_t p;
 
 	if (max == BAD_READ || max < 300)
 		max = 32768;
-	for (p = max - 1; p > 300; p--)
-		if (!cn_exists(P("/proc/%d", p)))
+	for (p = max - 1; p > 300; p--) {
+		snprintf(path, sizeof(path), "/proc/%d", p);
+		if (!cn_exists(path))
 			return p;
+	}
 	return -1;
 }
 
@@ -271,12 +270,15 @@ FIXTURE(named) {
 
 FIXTURE_SETUP(named)
 {
+	char opts[CN_DIR_LEN];
+
 	cn_cleanup_stale();
 	cn_env_init(&self->env);
 	snprintf(self->name, sizeof(self->name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=%s", self->name),
-				  &self->root));
-	self->hid = cn_hier_id(P("name=%s", self->name));
+	snprintf(opts, sizeof(opts), "none,name=%s", self->name);
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &self->root));
+	snprintf(opts, sizeof(opts), "name=%s", self->name);
+	self->hid = cn_hier_id(opts);
 }
 
 FIXTURE_TEARDOWN(named)
@@ -309,40 +311,47 @@ FIXTURE_TEARDOWN(dbg)
  */
 TEST_F(bare, mount_named_hierarchy)
 {
-	char name[32], *m;
+	char name[32], opts[CN_DIR_LEN], got[CN_PATH_LEN], *m;
 	int i, hid;
 
 	snprintf(name, sizeof(name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=%s", name), &m));
+	snprintf(opts, sizeof(opts), "none,name=%s", name);
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m));
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/%s", m, core_files[i])))
+		EXPECT_TRUE(cn_exists_in(m, core_files[i]))
 			TH_LOG("missing %s", core_files[i]);
 	}
-	EXPECT_TRUE(cn_exists(P("%s/release_agent", m)));
+	EXPECT_TRUE(cn_exists_in(m, "release_agent"));
 	for (i = 0; i < ARRAY_SIZE(debug_files); i++) {
-		EXPECT_FALSE(cn_exists(P("%s/%s", m, debug_files[i])))
+		EXPECT_FALSE(cn_exists_in(m, debug_files[i]))
 			TH_LOG("%s", debug_files[i]);
 	}
-	hid = cn_hier_id(P("name=%s", name));
+	snprintf(opts, sizeof(opts), "name=%s", name);
+	hid = cn_hier_id(opts);
 	ASSERT_GT(hid, 0);
-	EXPECT_STREQ("/", where(0, hid));
+	EXPECT_STREQ("/", where(0, hid, got, sizeof(got)));
 	EXPECT_EQ(1, cn_has_task(m, getpid()));
 }
 
-/* The options of a mount in /proc/mounts, after "container rw,relatime". */
-static char *mount_options(const char *dir)
+/* The size of the buffer of mount_options(). */
+#define OPTS_LEN	512
+
+/*
+ * The options of a mount in /proc/mounts, after "container rw,relatime",
+ * in @opts of OPTS_LEN bytes; returns @opts.
+ */
+static char *mount_options(const char *dir, char *opts)
 {
-	static char opts[512];
 	char *all = cn_read_all("/proc/mounts", 4096), *line, *save;
 	char mnt[256], type[64];
 
-	snprintf(opts, sizeof(opts), "<not mounted>");
+	snprintf(opts, OPTS_LEN, "<not mounted>");
 	for (line = all ? strtok_r(all, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%*s %255s %63s %511s", mnt, type, opts) == 3 &&
 		    !strcmp(mnt, dir) && !strcmp(type, CN_FSTYPE))
 			break;
-		snprintf(opts, sizeof(opts), "<not mounted>");
+		snprintf(opts, OPTS_LEN, "<not mounted>");
 	}
 	free(all);
 	return opts;
@@ -355,45 +364,50 @@ static char *mount_options(const char *dir)
  */
 TEST_F(bare, proc_mounts_shows_options)
 {
-	char name[32], *m, *want;
+	char name[32], want[CN_PATH_LEN], got[OPTS_LEN], *m;
 
 	snprintf(name, sizeof(name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount(&self->env,
-				  P("none,name=%s,clone_children,release_agent=/sbin/agent",
-				    name), &m));
-	want = P("rw,relatime,none,clone_children,release_agent=/sbin/agent,name=%s",
+	snprintf(want, sizeof(want),
+		 "none,name=%s,clone_children,release_agent=/sbin/agent",
 		 name);
-	EXPECT_STREQ(want, mount_options(m));
-	ASSERT_EQ(0, cn_write(P("%s/release_agent", m), "/bin/other"));
-	want = P("rw,relatime,none,clone_children,release_agent=/bin/other,name=%s",
+	ASSERT_EQ(0, cn_env_mount(&self->env, want, &m));
+	snprintf(want, sizeof(want),
+		 "rw,relatime,none,clone_children,release_agent=/sbin/agent,name=%s",
 		 name);
-	EXPECT_STREQ(want, mount_options(m));
-	ASSERT_EQ(0, cn_write(P("%s/release_agent", m), ""));
-	EXPECT_STREQ(P("rw,relatime,none,clone_children,name=%s", name),
-		     mount_options(m));
+	EXPECT_STREQ(want, mount_options(m, got));
+	ASSERT_EQ(0, cn_write_in(m, "release_agent", "/bin/other"));
+	snprintf(want, sizeof(want),
+		 "rw,relatime,none,clone_children,release_agent=/bin/other,name=%s",
+		 name);
+	EXPECT_STREQ(want, mount_options(m, got));
+	ASSERT_EQ(0, cn_write_in(m, "release_agent", ""));
+	snprintf(want, sizeof(want), "rw,relatime,none,clone_children,name=%s",
+		 name);
+	EXPECT_STREQ(want, mount_options(m, got));
 }
 
 TEST_F(bare, mount_debug_prefixed_files)
 {
-	char *m;
+	char c[CN_PATH_LEN], *m;
 	int i;
 
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "debug", &m));
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", m)));
+	cn_path(c, sizeof(c), m, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
 	for (i = 0; i < ARRAY_SIZE(debug_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/%s", m, debug_files[i])))
+		EXPECT_TRUE(cn_exists_in(m, debug_files[i]))
 			TH_LOG("missing %s in root", debug_files[i]);
-		EXPECT_TRUE(cn_exists(P("%s/c/%s", m, debug_files[i])))
+		EXPECT_TRUE(cn_exists_in(c, debug_files[i]))
 			TH_LOG("missing %s in child", debug_files[i]);
 		/* Without the "debug." prefix: absent. */
-		EXPECT_FALSE(cn_exists(P("%s/%s", m, debug_files[i] + 6)));
+		EXPECT_FALSE(cn_exists_in(m, debug_files[i] + 6));
 	}
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/c/%s", m, core_files[i])))
+		EXPECT_TRUE(cn_exists_in(c, core_files[i]))
 			TH_LOG("%s", core_files[i]);
 	}
-	EXPECT_TRUE(cn_exists(P("%s/release_agent", m)));
-	EXPECT_FALSE(cn_exists(P("%s/c/release_agent", m)));
+	EXPECT_TRUE(cn_exists_in(m, "release_agent"));
+	EXPECT_FALSE(cn_exists_in(m, "c/release_agent"));
 }
 
 /* noprefix is for cpuset alone, as in cgroup v1 (the old cpuset fs). */
@@ -403,25 +417,25 @@ TEST_F(bare, mount_noprefix)
 	int i;
 
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "cpuset,noprefix", &m));
-	EXPECT_TRUE(cn_exists(P("%s/cpus", m)));
-	EXPECT_TRUE(cn_exists(P("%s/mems", m)));
-	EXPECT_TRUE(cn_exists(P("%s/cpu_exclusive", m)));
-	EXPECT_FALSE(cn_exists(P("%s/cpuset.cpus", m)));
+	EXPECT_TRUE(cn_exists_in(m, "cpus"));
+	EXPECT_TRUE(cn_exists_in(m, "mems"));
+	EXPECT_TRUE(cn_exists_in(m, "cpu_exclusive"));
+	EXPECT_FALSE(cn_exists_in(m, "cpuset.cpus"));
 	/* The core files keep their names. */
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/%s", m, core_files[i])))
+		EXPECT_TRUE(cn_exists_in(m, core_files[i]))
 			TH_LOG("missing %s", core_files[i]);
 	}
-	EXPECT_TRUE(cn_exists(P("%s/release_agent", m)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", m)));
-	EXPECT_TRUE(cn_exists(P("%s/c/cpus", m)));
-	EXPECT_TRUE(cn_exists(P("%s/c/tasks", m)));
-	ASSERT_EQ(0, cn_rmdir(P("%s/c", m)));
+	EXPECT_TRUE(cn_exists_in(m, "release_agent"));
+	ASSERT_EQ(0, cn_mkdir_in(m, "c"));
+	EXPECT_TRUE(cn_exists_in(m, "c/cpus"));
+	EXPECT_TRUE(cn_exists_in(m, "c/tasks"));
+	ASSERT_EQ(0, cn_rmdir_in(m, "c"));
 	/* No other subsystem may join it, and the refusal changes nothing. */
 	EXPECT_EQ(-EINVAL, cn_remount(m, "cpuset,debug"));
 	EXPECT_EQ(-EINVAL, cn_remount(m, "cpuset,debug,noprefix"));
-	EXPECT_FALSE(cn_exists(P("%s/taskcount", m)));
-	EXPECT_TRUE(cn_exists(P("%s/cpus", m)));
+	EXPECT_FALSE(cn_exists_in(m, "taskcount"));
+	EXPECT_TRUE(cn_exists_in(m, "cpus"));
 	EXPECT_NE(cn_hier_id("cpuset"), cn_hier_id("debug"));
 }
 
@@ -431,6 +445,7 @@ TEST_F(bare, mount_noprefix_other_subsystems_einval)
 		"debug,noprefix", "cpuacct,memory,noprefix",
 		"cpuset,debug,noprefix", "noprefix",
 	};
+	char opts[CN_DIR_LEN];
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -438,56 +453,61 @@ TEST_F(bare, mount_noprefix_other_subsystems_einval)
 			TH_LOG("'%s'", bad[i]);
 	}
 	/* Without subsystems there is nothing to clash. */
-	EXPECT_EQ(0, cn_env_mount(&self->env,
-				  P("none,noprefix,name=np%d", getpid()),
-				  NULL));
+	snprintf(opts, sizeof(opts), "none,noprefix,name=np%d", getpid());
+	EXPECT_EQ(0, cn_env_mount(&self->env, opts, NULL));
 }
 
 TEST_F(bare, mount_unknown_subsystem_einval)
 {
+	char opts[CN_DIR_LEN];
+
 	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, "nosuchsubsys", NULL));
 	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, "debug,nosuchsubsys",
 					NULL));
-	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env,
-					P("nosuchsubsys,name=ct%d", getpid()),
-					NULL));
+	snprintf(opts, sizeof(opts), "nosuchsubsys,name=ct%d", getpid());
+	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, opts, NULL));
 	/* A failed mount must not have left debug bound. */
 	EXPECT_EQ(0, cn_env_mount_retry(&self->env, "debug", NULL));
 }
 
 TEST_F(bare, mount_unknown_option_einval)
 {
+	char opts[CN_DIR_LEN];
+
 	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, "debug,bogus=1", NULL));
-	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env,
-					P("none,name=ct%d,frobnicate=yes",
-					  getpid()), NULL));
+	snprintf(opts, sizeof(opts), "none,name=ct%d,frobnicate=yes",
+		 getpid());
+	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, opts, NULL));
 	EXPECT_EQ(0, cn_env_mount_retry(&self->env, "debug", NULL));
 }
 
 TEST_F(bare, mount_none_requires_name)
 {
+	char opts[CN_DIR_LEN];
+
 	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, "none", NULL));
 	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, "none,noprefix", NULL));
-	EXPECT_EQ(0, cn_env_mount(&self->env, P("none,name=ct%d", getpid()),
-				  NULL));
+	snprintf(opts, sizeof(opts), "none,name=ct%d", getpid());
+	EXPECT_EQ(0, cn_env_mount(&self->env, opts, NULL));
 }
 
 TEST_F(bare, mount_bound_subsystem_ebusy)
 {
-	char *m, *r;
+	char opts[CN_DIR_LEN], *m, *r;
 	int hier, num, en, hid;
 
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "debug", &m));
 	hid = cn_hier_id("debug");
 	ASSERT_GT(hid, 0);
 	/* A new hierarchy cannot take debug away. */
-	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env,
-				       P("debug,name=ct%d", getpid()), NULL));
+	snprintf(opts, sizeof(opts), "debug,name=ct%d", getpid());
+	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env, opts, NULL));
 	/* Nor can another one grab it by remounting. */
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=ct%dr", getpid()),
-				  &r));
-	EXPECT_EQ(-EBUSY, cn_remount(r, P("debug,name=ct%dr", getpid())));
-	EXPECT_FALSE(cn_exists(P("%s/debug.taskcount", r)));
+	snprintf(opts, sizeof(opts), "none,name=ct%dr", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &r));
+	snprintf(opts, sizeof(opts), "debug,name=ct%dr", getpid());
+	EXPECT_EQ(-EBUSY, cn_remount(r, opts));
+	EXPECT_FALSE(cn_exists_in(r, "debug.taskcount"));
 	ASSERT_EQ(0, cn_subsys_info("debug", &hier, &num, &en));
 	EXPECT_EQ(hid, hier);
 	EXPECT_EQ(1, cn_hier_count("debug"));
@@ -495,68 +515,73 @@ TEST_F(bare, mount_bound_subsystem_ebusy)
 
 TEST_F(bare, mount_same_subsystems_same_hierarchy)
 {
-	char *m1, *m2;
+	char x1[CN_PATH_LEN], x2[CN_PATH_LEN], *m1, *m2;
 	pid_t pid;
 
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "debug", &m1));
 	ASSERT_EQ(0, cn_env_mount(&self->env, "debug", &m2));
+	cn_path(x1, sizeof(x1), m1, "x");
+	cn_path(x2, sizeof(x2), m2, "x");
 	EXPECT_EQ(1, cn_hier_count("debug"));
-	ASSERT_EQ(0, cn_mkdir(P("%s/x", m1)));
-	EXPECT_TRUE(cn_exists(P("%s/x/tasks", m2)));
+	ASSERT_EQ(0, cn_mkdir(x1));
+	EXPECT_TRUE(cn_exists_in(x2, "tasks"));
 	pid = cn_env_sleeper(&self->env);
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, cn_move(P("%s/x", m2), pid));
-	EXPECT_EQ(1, cn_has_task(P("%s/x", m1), pid));
+	ASSERT_EQ(0, cn_move(x2, pid));
+	EXPECT_EQ(1, cn_has_task(x1, pid));
 	EXPECT_EQ(0, cn_has_task(m1, pid));
 	cn_env_kill(&self->env, pid);
-	EXPECT_EQ(0, cn_rmdir(P("%s/x", m2)));
-	EXPECT_FALSE(cn_exists(P("%s/x", m1)));
+	EXPECT_EQ(0, cn_rmdir_in(m2, "x"));
+	EXPECT_FALSE(cn_exists_in(m1, "x"));
 }
 
 TEST_F(bare, mount_same_name_same_hierarchy)
 {
-	char name[32], *m1, *m2;
+	char name[32], opts[CN_DIR_LEN], *m1, *m2;
 
 	snprintf(name, sizeof(name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=%s", name), &m1));
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=%s", name), &m2));
-	EXPECT_EQ(1, cn_hier_count(P("name=%s", name)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a", m2)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/b", m1)));
-	EXPECT_TRUE(cn_exists(P("%s/a/b/tasks", m2)));
-	ASSERT_EQ(0, cn_write(P("%s/a/notify_on_release", m1), "1"));
-	EXPECT_EQ(1, L(P("%s/a/notify_on_release", m2)));
+	snprintf(opts, sizeof(opts), "none,name=%s", name);
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m1));
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m2));
+	snprintf(opts, sizeof(opts), "name=%s", name);
+	EXPECT_EQ(1, cn_hier_count(opts));
+	ASSERT_EQ(0, cn_mkdir_in(m2, "a"));
+	ASSERT_EQ(0, cn_mkdir_in(m1, "a/b"));
+	EXPECT_TRUE(cn_exists_in(m2, "a/b/tasks"));
+	ASSERT_EQ(0, cn_write_in(m1, "a/notify_on_release", "1"));
+	EXPECT_EQ(1, cn_read_long_in(m2, "a/notify_on_release"));
 }
 
 TEST_F(bare, mount_same_name_other_subsystems_ebusy)
 {
-	char *m;
+	char opts[CN_DIR_LEN], *m;
 
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=ct%da", getpid()),
-				  &m));
-	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env,
-				       P("debug,name=ct%da", getpid()), NULL));
-	EXPECT_FALSE(cn_exists(P("%s/debug.taskcount", m)));
+	snprintf(opts, sizeof(opts), "none,name=ct%da", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m));
+	snprintf(opts, sizeof(opts), "debug,name=ct%da", getpid());
+	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env, opts, NULL));
+	EXPECT_FALSE(cn_exists_in(m, "debug.taskcount"));
 
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env,
-					P("debug,name=ct%db", getpid()), &m));
-	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env,
-				       P("none,name=ct%db", getpid()), NULL));
-	EXPECT_TRUE(cn_exists(P("%s/debug.taskcount", m)));
+	snprintf(opts, sizeof(opts), "debug,name=ct%db", getpid());
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, opts, &m));
+	snprintf(opts, sizeof(opts), "none,name=ct%db", getpid());
+	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env, opts, NULL));
+	EXPECT_TRUE(cn_exists_in(m, "debug.taskcount"));
 }
 
 static void check_binds_debug(struct __test_metadata *_metadata,
 			      const char *m)
 {
 	int hier, num, en, hid;
+	char got[CN_PATH_LEN];
 
 	hid = cn_hier_id("debug");
 	ASSERT_GT(hid, 0);
 	ASSERT_EQ(0, cn_subsys_info("debug", &hier, &num, &en));
 	EXPECT_EQ(hid, hier);
-	EXPECT_TRUE(cn_exists(P("%s/debug.taskcount", m)));
-	EXPECT_TRUE(cn_exists(P("%s/tasks", m)));
-	EXPECT_STREQ("/", where(0, hid));
+	EXPECT_TRUE(cn_exists_in(m, "debug.taskcount"));
+	EXPECT_TRUE(cn_exists_in(m, "tasks"));
+	EXPECT_STREQ("/", where(0, hid, got, sizeof(got)));
 }
 
 TEST_F(bare, mount_all_binds_free_subsystems)
@@ -598,10 +623,10 @@ static int try_mount_named(void *arg)
 TEST_F(bare, mount_requires_cap_sys_admin)
 {
 	const char *tmp = cn_env_tmpdir(&self->env);
-	char *dir;
+	char dir[CN_PATH_LEN];
 
 	ASSERT_NE(NULL, tmp);
-	dir = P("%s/mnt", tmp);
+	cn_path(dir, sizeof(dir), tmp, "mnt");
 	ASSERT_EQ(0, mkdir(dir, 0777));
 	ASSERT_EQ(0, chmod(tmp, 0777));
 	EXPECT_EQ(-EPERM, cn_run_as(CN_NOBODY, try_mount, dir));
@@ -611,122 +636,130 @@ TEST_F(bare, mount_requires_cap_sys_admin)
 
 TEST_F(bare, hierarchy_with_children_survives_umount)
 {
-	char name[32], *m;
+	char name[32], opts[CN_DIR_LEN], *m;
 
 	snprintf(name, sizeof(name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env, P("debug,name=%s", name),
-					&m));
-	ASSERT_EQ(0, cn_mkdir(P("%s/keep", m)));
-	ASSERT_EQ(0, cn_write(P("%s/keep/notify_on_release", m), "1"));
+	snprintf(opts, sizeof(opts), "debug,name=%s", name);
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, opts, &m));
+	ASSERT_EQ(0, cn_mkdir_in(m, "keep"));
+	ASSERT_EQ(0, cn_write_in(m, "keep/notify_on_release", "1"));
 	ASSERT_EQ(0, cn_env_umount(&self->env, m));
 
 	/* Still alive, so debug is still taken. */
-	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env,
-				       P("debug,name=%sx", name), NULL));
+	snprintf(opts, sizeof(opts), "debug,name=%sx", name);
+	EXPECT_EQ(-EBUSY, cn_env_mount(&self->env, opts, NULL));
 
 	/* Mount it again: the old children are there. */
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("debug,name=%s", name), &m));
-	EXPECT_TRUE(cn_exists(P("%s/keep/tasks", m)));
-	EXPECT_EQ(1, L(P("%s/keep/notify_on_release", m)));
-	EXPECT_EQ(0, cn_rmdir(P("%s/keep", m)));
+	snprintf(opts, sizeof(opts), "debug,name=%s", name);
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m));
+	EXPECT_TRUE(cn_exists_in(m, "keep/tasks"));
+	EXPECT_EQ(1, cn_read_long_in(m, "keep/notify_on_release"));
+	EXPECT_EQ(0, cn_rmdir_in(m, "keep"));
 }
 
 TEST_F(bare, hierarchy_without_children_destroyed)
 {
+	char opts[CN_DIR_LEN], name_a[CN_DIR_LEN], *m;
 	int hier, num, en;
-	char *m;
 
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env,
-					P("debug,name=ct%da", getpid()), &m));
-	ASSERT_GT(cn_hier_id(P("name=ct%da", getpid())), 0);
-	ASSERT_EQ(0, cn_mkdir(P("%s/tmp", m)));
-	ASSERT_EQ(0, cn_rmdir(P("%s/tmp", m)));
+	snprintf(opts, sizeof(opts), "debug,name=ct%da", getpid());
+	snprintf(name_a, sizeof(name_a), "name=ct%da", getpid());
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, opts, &m));
+	ASSERT_GT(cn_hier_id(name_a), 0);
+	ASSERT_EQ(0, cn_mkdir_in(m, "tmp"));
+	ASSERT_EQ(0, cn_rmdir_in(m, "tmp"));
 	ASSERT_EQ(0, cn_env_umount(&self->env, m));
 
 	/* Gone (allowing for deferred freeing)... */
 	EXPECT_EQ(0, cn_wait_subsys_hier("debug", 0, 3000));
 	ASSERT_EQ(0, cn_subsys_info("debug", &hier, &num, &en));
 	EXPECT_EQ(1, num);
-	EXPECT_EQ(-ENOENT, cn_hier_id(P("name=ct%da", getpid())));
+	EXPECT_EQ(-ENOENT, cn_hier_id(name_a));
 	/* ...so debug can go to a hierarchy of another name. */
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("debug,name=ct%db", getpid()),
-				  &m));
-	EXPECT_TRUE(cn_exists(P("%s/debug.taskcount", m)));
-	EXPECT_GT(cn_hier_id(P("name=ct%db", getpid())), 0);
+	snprintf(opts, sizeof(opts), "debug,name=ct%db", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m));
+	EXPECT_TRUE(cn_exists_in(m, "debug.taskcount"));
+	snprintf(opts, sizeof(opts), "name=ct%db", getpid());
+	EXPECT_GT(cn_hier_id(opts), 0);
 }
 
 TEST_F(bare, remount_changes_subsystems)
 {
-	char name[32], *m;
+	char name[32], none[CN_DIR_LEN], debug[CN_DIR_LEN], *m;
 	int hier, num, en, hid;
 
 	ASSERT_EQ(0, cn_wait_subsys_hier("debug", 0, 3000));
-	snprintf(name, sizeof(name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=%s", name), &m));
-	hid = cn_hier_id(P("name=%s", name));
+	snprintf(name, sizeof(name), "name=ct%d", getpid());
+	snprintf(none, sizeof(none), "none,%s", name);
+	snprintf(debug, sizeof(debug), "debug,%s", name);
+	ASSERT_EQ(0, cn_env_mount(&self->env, none, &m));
+	hid = cn_hier_id(name);
 	ASSERT_GT(hid, 0);
-	ASSERT_FALSE(cn_exists(P("%s/debug.taskcount", m)));
+	ASSERT_FALSE(cn_exists_in(m, "debug.taskcount"));
 
-	ASSERT_EQ(0, cn_remount(m, P("debug,name=%s", name)));
-	EXPECT_TRUE(cn_exists(P("%s/debug.taskcount", m)));
+	ASSERT_EQ(0, cn_remount(m, debug));
+	EXPECT_TRUE(cn_exists_in(m, "debug.taskcount"));
 	EXPECT_EQ(hid, cn_hier_id("debug"));
-	EXPECT_EQ(hid, cn_hier_id(P("name=%s", name)));
+	EXPECT_EQ(hid, cn_hier_id(name));
 	ASSERT_EQ(0, cn_subsys_info("debug", &hier, &num, &en));
 	EXPECT_EQ(hid, hier);
 	EXPECT_EQ(1, cn_has_task(m, getpid()));
 
-	ASSERT_EQ(0, cn_remount(m, P("none,name=%s", name)));
-	EXPECT_FALSE(cn_exists(P("%s/debug.taskcount", m)));
+	ASSERT_EQ(0, cn_remount(m, none));
+	EXPECT_FALSE(cn_exists_in(m, "debug.taskcount"));
 	EXPECT_EQ(-ENOENT, cn_hier_id("debug"));
 	EXPECT_EQ(0, cn_wait_subsys_hier("debug", 0, 3000));
 	/* Still the same hierarchy, still mounted. */
-	EXPECT_EQ(hid, cn_hier_id(P("name=%s", name)));
+	EXPECT_EQ(hid, cn_hier_id(name));
 	EXPECT_EQ(1, cn_has_task(m, getpid()));
 }
 
 TEST_F(bare, remount_with_children_ebusy)
 {
-	char name[32], *m;
+	char name[32], opts[CN_DIR_LEN], *m;
 	int hier, num, en;
 
 	ASSERT_EQ(0, cn_wait_subsys_hier("debug", 0, 3000));
 	snprintf(name, sizeof(name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=%s", name), &m));
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", m)));
-	EXPECT_EQ(-EBUSY, cn_remount(m, P("debug,name=%s", name)));
-	EXPECT_FALSE(cn_exists(P("%s/debug.taskcount", m)));
-	EXPECT_FALSE(cn_exists(P("%s/c/debug.taskcount", m)));
+	snprintf(opts, sizeof(opts), "none,name=%s", name);
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m));
+	ASSERT_EQ(0, cn_mkdir_in(m, "c"));
+	snprintf(opts, sizeof(opts), "debug,name=%s", name);
+	EXPECT_EQ(-EBUSY, cn_remount(m, opts));
+	EXPECT_FALSE(cn_exists_in(m, "debug.taskcount"));
+	EXPECT_FALSE(cn_exists_in(m, "c/debug.taskcount"));
 	ASSERT_EQ(0, cn_subsys_info("debug", &hier, &num, &en));
 	EXPECT_EQ(0, hier);
 	/* Without the child it works. */
-	ASSERT_EQ(0, cn_rmdir(P("%s/c", m)));
-	EXPECT_EQ(0, cn_remount(m, P("debug,name=%s", name)));
-	EXPECT_TRUE(cn_exists(P("%s/debug.taskcount", m)));
+	ASSERT_EQ(0, cn_rmdir_in(m, "c"));
+	EXPECT_EQ(0, cn_remount(m, opts));
+	EXPECT_TRUE(cn_exists_in(m, "debug.taskcount"));
 }
 
 TEST_F(bare, mount_option_clone_children)
 {
-	char *m1, *m2;
+	char opts[CN_DIR_LEN], *m1, *m2;
 
-	ASSERT_EQ(0, cn_env_mount(&self->env,
-				  P("none,name=ct%da,clone_children", getpid()),
-				  &m1));
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=ct%db", getpid()),
-				  &m2));
-	EXPECT_EQ(1, L(P("%s/container.clone_children", m1)));
-	EXPECT_EQ(0, L(P("%s/container.clone_children", m2)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", m1)));
-	EXPECT_EQ(1, L(P("%s/c/container.clone_children", m1)));
+	snprintf(opts, sizeof(opts), "none,name=ct%da,clone_children",
+		 getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m1));
+	snprintf(opts, sizeof(opts), "none,name=ct%db", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m2));
+	EXPECT_EQ(1, cn_read_long_in(m1, "container.clone_children"));
+	EXPECT_EQ(0, cn_read_long_in(m2, "container.clone_children"));
+	ASSERT_EQ(0, cn_mkdir_in(m1, "c"));
+	EXPECT_EQ(1, cn_read_long_in(m1, "c/container.clone_children"));
 }
 
 TEST_F(bare, mount_option_release_agent)
 {
-	char *m;
+	char opts[CN_DIR_LEN], val[CN_PATH_LEN], *m;
 
-	ASSERT_EQ(0, cn_env_mount(&self->env,
-				  P("none,name=ct%d,release_agent=/tmp/agent-x",
-				    getpid()), &m));
-	EXPECT_STREQ("/tmp/agent-x", S(P("%s/release_agent", m)));
+	snprintf(opts, sizeof(opts),
+		 "none,name=ct%d,release_agent=/tmp/agent-x", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m));
+	EXPECT_STREQ("/tmp/agent-x",
+		     cn_read_str_in(m, "release_agent", val, sizeof(val)));
 }
 
 /* ---------------------------------------------------------------------
@@ -735,22 +768,24 @@ TEST_F(bare, mount_option_release_agent)
  */
 TEST_F(named, mkdir_rmdir)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN];
 	struct dirent *de;
 	bool listed = false;
 	struct stat st;
 	DIR *d;
 	int i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, stat(c, &st));
 	EXPECT_TRUE(S_ISDIR(st.st_mode));
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/%s", c, core_files[i])))
+		EXPECT_TRUE(cn_exists_in(c, core_files[i]))
 			TH_LOG("missing %s", core_files[i]);
 	}
 	EXPECT_EQ(0, cn_count_tasks(c));
-	EXPECT_STREQ("", S(P("%s/container.procs", c)));
+	EXPECT_STREQ("", cn_read_str_in(c, "container.procs", val,
+					sizeof(val)));
 
 	d = opendir(self->root);
 	ASSERT_NE(NULL, d);
@@ -761,7 +796,7 @@ TEST_F(named, mkdir_rmdir)
 	EXPECT_TRUE(listed);
 
 	EXPECT_EQ(-EEXIST, cn_mkdir(c));
-	EXPECT_EQ(-EEXIST, cn_mkdir(P("%s/tasks", self->root)));
+	EXPECT_EQ(-EEXIST, cn_mkdir_in(self->root, "tasks"));
 	EXPECT_EQ(0, cn_rmdir(c));
 	EXPECT_FALSE(cn_exists(c));
 	EXPECT_EQ(-ENOENT, cn_rmdir(c));
@@ -770,42 +805,45 @@ TEST_F(named, mkdir_rmdir)
 TEST_F(named, nested_containers)
 {
 	const char *r = self->root;
+	char d[CN_PATH_LEN], got[CN_PATH_LEN];
 	int i;
 
-	ASSERT_EQ(0, cn_mkdir(P("%s/a", r)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/b", r)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/b/c", r)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/b/c/d", r)));
-	EXPECT_EQ(-ENOENT, cn_mkdir(P("%s/x/y", r)));
+	cn_path(d, sizeof(d), r, "a/b/c/d");
+	ASSERT_EQ(0, cn_mkdir_in(r, "a"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "a/b"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "a/b/c"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "a/b/c/d"));
+	EXPECT_EQ(-ENOENT, cn_mkdir_in(r, "x/y"));
 	for (i = 0; i < ARRAY_SIZE(core_files); i++) {
-		EXPECT_TRUE(cn_exists(P("%s/a/b/c/d/%s", r, core_files[i])))
+		EXPECT_TRUE(cn_exists_in(d, core_files[i]))
 			TH_LOG("%s", core_files[i]);
 	}
-	EXPECT_FALSE(cn_exists(P("%s/a/b/c/d/release_agent", r)));
+	EXPECT_FALSE(cn_exists_in(d, "release_agent"));
 
-	ASSERT_EQ(0, cn_move_self(P("%s/a/b/c/d", r)));
-	EXPECT_STREQ("/a/b/c/d", where(0, self->hid));
+	ASSERT_EQ(0, cn_move_self(d));
+	EXPECT_STREQ("/a/b/c/d", where(0, self->hid, got, sizeof(got)));
 	ASSERT_EQ(0, cn_move_self(r));
-	EXPECT_STREQ("/", where(0, self->hid));
+	EXPECT_STREQ("/", where(0, self->hid, got, sizeof(got)));
 
 	/* A container with children cannot go. */
-	EXPECT_EQ(-EBUSY, cn_rmdir(P("%s/a", r)));
-	EXPECT_EQ(-EBUSY, cn_rmdir(P("%s/a/b/c", r)));
-	EXPECT_TRUE(cn_exists(P("%s/a/b/c/d/tasks", r)));
-	EXPECT_EQ(0, cn_rmdir(P("%s/a/b/c/d", r)));
-	EXPECT_EQ(0, cn_rmdir(P("%s/a/b/c", r)));
-	EXPECT_EQ(0, cn_rmdir(P("%s/a/b", r)));
-	EXPECT_EQ(0, cn_rmdir(P("%s/a", r)));
+	EXPECT_EQ(-EBUSY, cn_rmdir_in(r, "a"));
+	EXPECT_EQ(-EBUSY, cn_rmdir_in(r, "a/b/c"));
+	EXPECT_TRUE(cn_exists_in(r, "a/b/c/d/tasks"));
+	EXPECT_EQ(0, cn_rmdir_in(r, "a/b/c/d"));
+	EXPECT_EQ(0, cn_rmdir_in(r, "a/b/c"));
+	EXPECT_EQ(0, cn_rmdir_in(r, "a/b"));
+	EXPECT_EQ(0, cn_rmdir_in(r, "a"));
 	EXPECT_EQ(1, cn_tree_dirs(r));
 }
 
 TEST_F(named, rmdir_with_tasks_ebusy)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN];
 	long end;
 	pid_t pid;
 	int ret;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	pid = cn_env_sleeper(&self->env);
 	ASSERT_GT(pid, 0);
@@ -833,56 +871,64 @@ TEST_F(named, rmdir_with_tasks_ebusy)
 TEST_F(named, rename_within_parent)
 {
 	const char *r = self->root;
+	char x[CN_PATH_LEN], y[CN_PATH_LEN], got[CN_PATH_LEN];
 	pid_t pid;
 
-	ASSERT_EQ(0, cn_mkdir(P("%s/a", r)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/x", r)));
+	cn_path(x, sizeof(x), r, "a/x");
+	cn_path(y, sizeof(y), r, "a/y");
+	ASSERT_EQ(0, cn_mkdir_in(r, "a"));
+	ASSERT_EQ(0, cn_mkdir(x));
 	pid = cn_env_sleeper(&self->env);
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, cn_move(P("%s/a/x", r), pid));
-	ASSERT_EQ(0, rename(P("%s/a/x", r), P("%s/a/y", r)));
-	EXPECT_FALSE(cn_exists(P("%s/a/x", r)));
-	EXPECT_TRUE(cn_exists(P("%s/a/y/tasks", r)));
-	EXPECT_EQ(1, cn_has_task(P("%s/a/y", r), pid));
-	EXPECT_STREQ("/a/y", where(pid, self->hid));
+	ASSERT_EQ(0, cn_move(x, pid));
+	ASSERT_EQ(0, rename(x, y));
+	EXPECT_FALSE(cn_exists(x));
+	EXPECT_TRUE(cn_exists_in(y, "tasks"));
+	EXPECT_EQ(1, cn_has_task(y, pid));
+	EXPECT_STREQ("/a/y", where(pid, self->hid, got, sizeof(got)));
 }
 
 TEST_F(named, rename_to_other_parent_fails)
 {
 	const char *r = self->root;
+	char x[CN_PATH_LEN], to[CN_PATH_LEN];
 	int ret;
 
-	ASSERT_EQ(0, cn_mkdir(P("%s/a", r)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/b", r)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/x", r)));
-	ret = rename(P("%s/a/x", r), P("%s/b/x", r)) ? -errno : 0;
+	cn_path(x, sizeof(x), r, "a/x");
+	ASSERT_EQ(0, cn_mkdir_in(r, "a"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "b"));
+	ASSERT_EQ(0, cn_mkdir(x));
+	ret = rename(x, cn_path(to, sizeof(to), r, "b/x")) ? -errno : 0;
 	EXPECT_TRUE(ret == -EINVAL || ret == -EXDEV)
 		TH_LOG("rename across parents returned %d", ret);
-	EXPECT_TRUE(cn_exists(P("%s/a/x/tasks", r)));
-	EXPECT_FALSE(cn_exists(P("%s/b/x", r)));
-	ret = rename(P("%s/a/x", r), P("%s/x", r)) ? -errno : 0;
+	EXPECT_TRUE(cn_exists_in(r, "a/x/tasks"));
+	EXPECT_FALSE(cn_exists_in(r, "b/x"));
+	ret = rename(x, cn_path(to, sizeof(to), r, "x")) ? -errno : 0;
 	EXPECT_TRUE(ret == -EINVAL || ret == -EXDEV)
 		TH_LOG("rename to the grandparent returned %d", ret);
-	EXPECT_TRUE(cn_exists(P("%s/a/x/tasks", r)));
+	EXPECT_TRUE(cn_exists_in(r, "a/x/tasks"));
 }
 
 TEST_F(named, create_regular_file_fails)
 {
 	const char *r = self->root;
+	char path[CN_PATH_LEN];
 	int fd;
 
-	fd = open(P("%s/newfile", r), O_CREAT | O_WRONLY, 0644);
+	fd = open(cn_path(path, sizeof(path), r, "newfile"),
+		  O_CREAT | O_WRONLY, 0644);
 	EXPECT_LT(fd, 0);
 	if (fd >= 0)
 		close(fd);
-	EXPECT_FALSE(cn_exists(P("%s/newfile", r)));
+	EXPECT_FALSE(cn_exists_in(r, "newfile"));
 
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", r)));
-	fd = open(P("%s/c/newfile", r), O_CREAT | O_WRONLY, 0644);
+	ASSERT_EQ(0, cn_mkdir_in(r, "c"));
+	fd = open(cn_path(path, sizeof(path), r, "c/newfile"),
+		  O_CREAT | O_WRONLY, 0644);
 	EXPECT_LT(fd, 0);
 	if (fd >= 0)
 		close(fd);
-	EXPECT_FALSE(cn_exists(P("%s/c/newfile", r)));
+	EXPECT_FALSE(cn_exists_in(r, "c/newfile"));
 }
 
 /* ---------------------------------------------------------------------
@@ -894,6 +940,7 @@ TEST_F(named, root_tasks_lists_every_task)
 	pid_t *before = NULL, *tasks, tids[4], pid;
 	int nbefore = 0, n, i, missing = 0;
 	struct dirent *de, *te;
+	char path[CN_PATH_LEN];
 	DIR *d, *td;
 
 	pid = spawn_threaded(&self->env, 3, tids);
@@ -905,7 +952,8 @@ TEST_F(named, root_tasks_lists_every_task)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		td = opendir(P("/proc/%s/task", de->d_name));
+		snprintf(path, sizeof(path), "/proc/%s/task", de->d_name);
+		td = opendir(path);
 		if (!td)
 			continue;
 		while ((te = readdir(td))) {
@@ -920,7 +968,7 @@ TEST_F(named, root_tasks_lists_every_task)
 	}
 	closedir(d);
 
-	n = cn_read_pids(P("%s/tasks", self->root), &tasks);
+	n = cn_read_pids_in(self->root, "tasks", &tasks);
 	ASSERT_GT(n, 0);
 	EXPECT_TRUE(cn_pids_sorted_unique(tasks, n));
 	EXPECT_TRUE(cn_pids_contain(tasks, n, 1));
@@ -935,7 +983,8 @@ TEST_F(named, root_tasks_lists_every_task)
 	for (i = 0; i < nbefore; i++) {
 		if (cn_pids_contain(tasks, n, before[i]))
 			continue;
-		if (!cn_exists(P("/proc/%d", before[i])))
+		snprintf(path, sizeof(path), "/proc/%d", before[i]);
+		if (!cn_exists(path))
 			continue;
 		TH_LOG("thread %d missing from the root's tasks", before[i]);
 		missing++;
@@ -947,25 +996,30 @@ TEST_F(named, root_tasks_lists_every_task)
 
 TEST_F(named, tasks_write_zero_moves_writer)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
+	char want[CN_PATH_LEN];
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/tasks", c), "0"));
+	ASSERT_EQ(0, cn_write_in(c, "tasks", "0"));
 	EXPECT_EQ(1, cn_has_task(c, getpid()));
 	EXPECT_EQ(0, cn_has_task(self->root, getpid()));
-	EXPECT_STREQ("/c", where(0, self->hid));
-	EXPECT_STREQ(P("%d", getpid()), S(P("%s/tasks", c)));
-	ASSERT_EQ(0, cn_write(P("%s/tasks", self->root), "0"));
+	EXPECT_STREQ("/c", where(0, self->hid, got, sizeof(got)));
+	snprintf(want, sizeof(want), "%d", getpid());
+	EXPECT_STREQ(want, cn_read_str_in(c, "tasks", val, sizeof(val)));
+	ASSERT_EQ(0, cn_write_in(self->root, "tasks", "0"));
 	EXPECT_EQ(0, cn_has_task(c, getpid()));
 	EXPECT_EQ(1, cn_has_task(self->root, getpid()));
-	EXPECT_STREQ("/", where(0, self->hid));
+	EXPECT_STREQ("/", where(0, self->hid, got, sizeof(got)));
 }
 
 TEST_F(named, tasks_move_other_task)
 {
-	char *c1 = P("%s/c1", self->root), *c2 = P("%s/c2", self->root);
+	char c1[CN_PATH_LEN], c2[CN_PATH_LEN], got[CN_PATH_LEN];
 	pid_t pid;
 
+	cn_path(c1, sizeof(c1), self->root, "c1");
+	cn_path(c2, sizeof(c2), self->root, "c2");
 	ASSERT_EQ(0, cn_mkdir(c1));
 	ASSERT_EQ(0, cn_mkdir(c2));
 	pid = cn_env_sleeper(&self->env);
@@ -975,15 +1029,15 @@ TEST_F(named, tasks_move_other_task)
 	ASSERT_EQ(0, cn_move(c1, pid));
 	EXPECT_EQ(1, cn_has_task(c1, pid));
 	EXPECT_EQ(0, cn_has_task(self->root, pid));
-	EXPECT_STREQ("/c1", where(pid, self->hid));
+	EXPECT_STREQ("/c1", where(pid, self->hid, got, sizeof(got)));
 	/* The writer stays where it was. */
 	EXPECT_EQ(1, cn_has_task(self->root, getpid()));
 
 	/* As echo writes it: with a newline. */
-	ASSERT_EQ(0, cn_writef(P("%s/tasks", c2), "%d\n", pid));
+	ASSERT_EQ(0, cn_writef_in(c2, "tasks", "%d\n", pid));
 	EXPECT_EQ(0, cn_has_task(c1, pid));
 	EXPECT_EQ(1, cn_has_task(c2, pid));
-	EXPECT_STREQ("/c2", where(pid, self->hid));
+	EXPECT_STREQ("/c2", where(pid, self->hid, got, sizeof(got)));
 
 	/* Moving into the container it is in already is fine. */
 	EXPECT_EQ(0, cn_move(c2, pid));
@@ -993,14 +1047,15 @@ TEST_F(named, tasks_move_other_task)
 	EXPECT_EQ(1, cn_has_task(self->root, pid));
 	EXPECT_EQ(0, cn_count_tasks(c1));
 	EXPECT_EQ(0, cn_count_tasks(c2));
-	EXPECT_STREQ("/", where(pid, self->hid));
+	EXPECT_STREQ("/", where(pid, self->hid, got, sizeof(got)));
 }
 
 TEST_F(named, tasks_unknown_pid_esrch)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN];
 	pid_t pid = unused_pid();
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, cn_mkdir(c));
 	EXPECT_EQ(-ESRCH, cn_move(c, pid));
@@ -1011,14 +1066,15 @@ TEST_F(named, tasks_unknown_pid_esrch)
 TEST_F(named, tasks_garbage_einval)
 {
 	static const char * const bad[] = { "abc", "12abc", "0x" };
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN];
 	int i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, cn_write(P("%s/tasks", c), bad[i]))
+		EXPECT_EQ(-EINVAL, cn_write_in(c, "tasks", bad[i]))
 			TH_LOG("tasks <- '%s'", bad[i]);
-		EXPECT_EQ(-EINVAL, cn_write(P("%s/container.procs", c), bad[i]))
+		EXPECT_EQ(-EINVAL, cn_write_in(c, "container.procs", bad[i]))
 			TH_LOG("container.procs <- '%s'", bad[i]);
 	}
 	EXPECT_EQ(0, cn_count_tasks(c));
@@ -1026,17 +1082,18 @@ TEST_F(named, tasks_garbage_einval)
 
 TEST_F(named, tasks_negative_pid_fails)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN];
 	int ret;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ret = cn_write(P("%s/tasks", c), "-1");
+	ret = cn_write_in(c, "tasks", "-1");
 	EXPECT_TRUE(ret == -EINVAL || ret == -ESRCH)
 		TH_LOG("tasks <- -1 returned %d", ret);
-	ret = cn_write(P("%s/tasks", c), P("-%d", getpid()));
+	ret = cn_writef_in(c, "tasks", "-%d", getpid());
 	EXPECT_TRUE(ret == -EINVAL || ret == -ESRCH)
 		TH_LOG("tasks <- -pid returned %d", ret);
-	ret = cn_write(P("%s/container.procs", c), "-1");
+	ret = cn_write_in(c, "container.procs", "-1");
 	EXPECT_TRUE(ret == -EINVAL || ret == -ESRCH)
 		TH_LOG("container.procs <- -1 returned %d", ret);
 	EXPECT_EQ(0, cn_count_tasks(c));
@@ -1045,9 +1102,10 @@ TEST_F(named, tasks_negative_pid_fails)
 
 TEST_F(named, tasks_kthreadd_einval)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN];
 
-	if (strcmp(S("/proc/2/comm"), "kthreadd"))
+	cn_path(c, sizeof(c), self->root, "c");
+	if (strcmp(cn_str("/proc/2/comm", val, sizeof(val)), "kthreadd"))
 		SKIP(return, "pid 2 is not kthreadd");
 	ASSERT_EQ(0, cn_mkdir(c));
 	EXPECT_EQ(-EINVAL, cn_move(c, 2));
@@ -1074,10 +1132,12 @@ static int move_as(void *data)
 
 TEST_F(named, tasks_nonroot_needs_matching_uid)
 {
-	char *c = P("%s/c", self->root), *tasks = P("%s/c/tasks", self->root);
+	char c[CN_PATH_LEN], tasks[CN_PATH_LEN];
 	struct move_arg arg = { .cont = c };
 	pid_t rootpid, nobodypid;
 
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(tasks, sizeof(tasks), self->root, "c/tasks");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_TRUE(!chmod(tasks, 0666) ||
 		    !chown(tasks, CN_NOBODY, CN_NOBODY));
@@ -1102,16 +1162,18 @@ TEST_F(named, tasks_nonroot_needs_matching_uid)
 
 TEST_F(named, tasks_single_thread_moves_alone)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
+	char want[CN_PATH_LEN];
 	pid_t tids[4], pid, *pids;
 	int n, i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	pid = spawn_threaded(&self->env, 3, tids);
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, cn_move(c, tids[2]));
 
-	n = cn_read_pids(P("%s/tasks", c), &pids);
+	n = cn_read_pids_in(c, "tasks", &pids);
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(tids[2], pids[0]);
 	free(pids);
@@ -1120,34 +1182,40 @@ TEST_F(named, tasks_single_thread_moves_alone)
 			TH_LOG("thread %d", tids[i]);
 	}
 	/* The thread group of a member is listed in container.procs. */
-	EXPECT_STREQ(P("%d", pid), S(P("%s/container.procs", c)));
-	EXPECT_STREQ("/c", where(tids[2], self->hid));
-	EXPECT_STREQ("/", where(tids[1], self->hid));
-	EXPECT_STREQ("/", where(pid, self->hid));
+	snprintf(want, sizeof(want), "%d", pid);
+	EXPECT_STREQ(want, cn_read_str_in(c, "container.procs", val,
+					  sizeof(val)));
+	EXPECT_STREQ("/c", where(tids[2], self->hid, got, sizeof(got)));
+	EXPECT_STREQ("/", where(tids[1], self->hid, got, sizeof(got)));
+	EXPECT_STREQ("/", where(pid, self->hid, got, sizeof(got)));
 }
 
 TEST_F(named, procs_moves_all_threads)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
+	char want[CN_PATH_LEN];
 	pid_t tids[4], pid, *pids;
 	int n, i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	pid = spawn_threaded(&self->env, 3, tids);
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, cn_move_proc(c, pid));
 
-	n = cn_read_pids(P("%s/tasks", c), &pids);
+	n = cn_read_pids_in(c, "tasks", &pids);
 	ASSERT_EQ(4, n);
 	EXPECT_TRUE(cn_pids_sorted_unique(pids, n));
 	for (i = 0; i < 4; i++) {
 		EXPECT_TRUE(cn_pids_contain(pids, n, tids[i]))
 			TH_LOG("thread %d not moved", tids[i]);
 		EXPECT_EQ(0, cn_has_task(self->root, tids[i]));
-		EXPECT_STREQ("/c", where(tids[i], self->hid));
+		EXPECT_STREQ("/c", where(tids[i], self->hid, got, sizeof(got)));
 	}
 	free(pids);
-	EXPECT_STREQ(P("%d", pid), S(P("%s/container.procs", c)));
+	snprintf(want, sizeof(want), "%d", pid);
+	EXPECT_STREQ(want, cn_read_str_in(c, "container.procs", val,
+					  sizeof(val)));
 	EXPECT_EQ(0, cn_has_proc(self->root, pid));
 
 	/* And back again. */
@@ -1161,10 +1229,11 @@ TEST_F(named, procs_moves_all_threads)
 
 TEST_F(named, procs_lists_each_process_once)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN];
 	pid_t a[4], b[4], pa, pb, *pids;
 	int n;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	pa = spawn_threaded(&self->env, 3, a);
 	ASSERT_GT(pa, 0);
 	pb = spawn_threaded(&self->env, 3, b);
@@ -1173,18 +1242,18 @@ TEST_F(named, procs_lists_each_process_once)
 	ASSERT_EQ(0, cn_move_proc(c, pb));
 	ASSERT_EQ(0, cn_move_proc(c, pa));
 
-	n = cn_read_pids(P("%s/container.procs", c), &pids);
+	n = cn_read_pids_in(c, "container.procs", &pids);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ(pa < pb ? pa : pb, pids[0]);
 	EXPECT_EQ(pa < pb ? pb : pa, pids[1]);
 	free(pids);
-	n = cn_read_pids(P("%s/tasks", c), &pids);
+	n = cn_read_pids_in(c, "tasks", &pids);
 	EXPECT_EQ(8, n);
 	EXPECT_TRUE(cn_pids_sorted_unique(pids, n));
 	free(pids);
 
 	/* The root's list is sorted and unique too. */
-	n = cn_read_pids(P("%s/container.procs", self->root), &pids);
+	n = cn_read_pids_in(self->root, "container.procs", &pids);
 	ASSERT_GT(n, 0);
 	EXPECT_TRUE(cn_pids_sorted_unique(pids, n));
 	EXPECT_TRUE(cn_pids_contain(pids, n, getpid()));
@@ -1194,40 +1263,46 @@ TEST_F(named, procs_lists_each_process_once)
 
 TEST_F(bare, fork_inherits_in_every_hierarchy)
 {
-	char *m1, *m2;
+	char opts[CN_DIR_LEN], a1[CN_PATH_LEN], b1[CN_PATH_LEN];
+	char b2[CN_PATH_LEN], got[CN_PATH_LEN], *m1, *m2;
 	int h1, h2;
 	pid_t pid;
 
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=ct%da", getpid()),
-				  &m1));
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=ct%db", getpid()),
-				  &m2));
-	h1 = cn_hier_id(P("name=ct%da", getpid()));
-	h2 = cn_hier_id(P("name=ct%db", getpid()));
+	snprintf(opts, sizeof(opts), "none,name=ct%da", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m1));
+	snprintf(opts, sizeof(opts), "none,name=ct%db", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m2));
+	snprintf(opts, sizeof(opts), "name=ct%da", getpid());
+	h1 = cn_hier_id(opts);
+	snprintf(opts, sizeof(opts), "name=ct%db", getpid());
+	h2 = cn_hier_id(opts);
 	ASSERT_GT(h1, 0);
 	ASSERT_GT(h2, 0);
 	ASSERT_NE(h1, h2);
-	ASSERT_EQ(0, cn_mkdir(P("%s/A1", m1)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/B1", m2)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/B1/B2", m2)));
-	ASSERT_EQ(0, cn_move_self(P("%s/A1", m1)));
-	ASSERT_EQ(0, cn_move_self(P("%s/B1/B2", m2)));
+	cn_path(a1, sizeof(a1), m1, "A1");
+	cn_path(b1, sizeof(b1), m2, "B1");
+	cn_path(b2, sizeof(b2), m2, "B1/B2");
+	ASSERT_EQ(0, cn_mkdir(a1));
+	ASSERT_EQ(0, cn_mkdir(b1));
+	ASSERT_EQ(0, cn_mkdir(b2));
+	ASSERT_EQ(0, cn_move_self(a1));
+	ASSERT_EQ(0, cn_move_self(b2));
 
 	pid = cn_env_sleeper(&self->env);
 	ASSERT_GT(pid, 0);
-	EXPECT_EQ(1, cn_has_task(P("%s/A1", m1), pid));
-	EXPECT_EQ(1, cn_has_task(P("%s/B1/B2", m2), pid));
+	EXPECT_EQ(1, cn_has_task(a1, pid));
+	EXPECT_EQ(1, cn_has_task(b2, pid));
 	EXPECT_EQ(0, cn_has_task(m1, pid));
-	EXPECT_EQ(0, cn_has_task(P("%s/B1", m2), pid));
-	EXPECT_STREQ("/A1", where(pid, h1));
-	EXPECT_STREQ("/B1/B2", where(pid, h2));
+	EXPECT_EQ(0, cn_has_task(b1, pid));
+	EXPECT_STREQ("/A1", where(pid, h1, got, sizeof(got)));
+	EXPECT_STREQ("/B1/B2", where(pid, h2, got, sizeof(got)));
 
 	/* The parent leaving does not take the child along. */
 	ASSERT_EQ(0, cn_move_self(m1));
 	ASSERT_EQ(0, cn_move_self(m2));
-	EXPECT_EQ(1, cn_has_task(P("%s/A1", m1), pid));
-	EXPECT_EQ(1, cn_has_task(P("%s/B1/B2", m2), pid));
-	EXPECT_EQ(0, cn_count_tasks(P("%s/B1", m2)));
+	EXPECT_EQ(1, cn_has_task(a1, pid));
+	EXPECT_EQ(1, cn_has_task(b2, pid));
+	EXPECT_EQ(0, cn_count_tasks(b1));
 }
 
 /* Every task listed exactly once in the tree; @pid at @path. */
@@ -1237,6 +1312,7 @@ static void check_tree(struct __test_metadata *_metadata, const char *root,
 {
 	struct cn_member *m;
 	int n, i, j, seen;
+	char got[CN_PATH_LEN];
 
 	n = cn_tree_members(root, &m);
 	ASSERT_GT(n, 0);
@@ -1255,7 +1331,7 @@ static void check_tree(struct __test_metadata *_metadata, const char *root,
 			EXPECT_STREQ(paths[i], m[j].path);
 		}
 		EXPECT_EQ(1, seen) TH_LOG("pid %d", pids[i]);
-		EXPECT_STREQ(paths[i], where(pids[i], hid));
+		EXPECT_STREQ(paths[i], where(pids[i], hid, got, sizeof(got)));
 	}
 	free(m);
 }
@@ -1265,11 +1341,13 @@ TEST_F(named, one_container_per_hierarchy)
 	static const char * const dirs[] = { "/a", "/a/b", "/c", "/a/b/d" };
 	const char *paths[4];
 	const char *r = self->root;
+	char path[CN_PATH_LEN];
 	pid_t pids[4];
 	int i, round;
 
+	/* dirs[] and paths[] start with a slash, as in /proc. */
 	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, cn_mkdir(P("%s%s", r, dirs[i])))
+		ASSERT_EQ(0, cn_mkdir_in(r, dirs[i] + 1))
 			TH_LOG("%s", dirs[i]);
 	}
 	for (i = 0; i < 4; i++) {
@@ -1279,7 +1357,8 @@ TEST_F(named, one_container_per_hierarchy)
 	for (round = 0; round < 4; round++) {
 		for (i = 0; i < 4; i++) {
 			paths[i] = dirs[(i + round) % 4];
-			ASSERT_EQ(0, cn_move(P("%s%s", r, paths[i]), pids[i]));
+			cn_path(path, sizeof(path), r, paths[i] + 1);
+			ASSERT_EQ(0, cn_move(path, pids[i]));
 		}
 		check_tree(_metadata, r, self->hid, pids, paths, 4);
 	}
@@ -1292,27 +1371,30 @@ TEST_F(named, one_container_per_hierarchy)
 TEST_F(bare, proc_pid_container_format)
 {
 	char *m1, *m2, *text, *line, *save, *end, *p;
+	char name[32], opts[CN_DIR_LEN], path[CN_PATH_LEN], want[CN_PATH_LEN];
 	int hd, hn, ids[64], n = 0, i;
-	char name[32];
 
 	snprintf(name, sizeof(name), "ct%d", getpid());
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "debug", &m1));
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=%s", name), &m2));
+	snprintf(opts, sizeof(opts), "none,name=%s", name);
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &m2));
 	hd = cn_hier_id("debug");
-	hn = cn_hier_id(P("name=%s", name));
+	snprintf(opts, sizeof(opts), "name=%s", name);
+	hn = cn_hier_id(opts);
 	ASSERT_GT(hd, 0);
 	ASSERT_GT(hn, 0);
 	ASSERT_NE(hd, hn);
-	ASSERT_EQ(0, cn_mkdir(P("%s/x", m2)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/x/y", m2)));
-	ASSERT_EQ(0, cn_move_self(P("%s/x/y", m2)));
+	ASSERT_EQ(0, cn_mkdir_in(m2, "x"));
+	ASSERT_EQ(0, cn_mkdir_in(m2, "x/y"));
+	ASSERT_EQ(0, cn_move_self(cn_path(path, sizeof(path), m2, "x/y")));
 
 	text = cn_read_all("/proc/self/container", 4096);
 	ASSERT_NE(NULL, text);
-	EXPECT_TRUE(file_has_line("/proc/self/container", P("%d:debug:/", hd)))
+	snprintf(want, sizeof(want), "%d:debug:/", hd);
+	EXPECT_TRUE(file_has_line("/proc/self/container", want))
 		TH_LOG("no '%d:debug:/' in:\n%s", hd, text);
-	EXPECT_TRUE(file_has_line("/proc/self/container",
-				  P("%d:name=%s:/x/y", hn, name)))
+	snprintf(want, sizeof(want), "%d:name=%s:/x/y", hn, name);
+	EXPECT_TRUE(file_has_line("/proc/self/container", want))
 		TH_LOG("no '%d:name=%s:/x/y' in:\n%s", hn, name, text);
 	/* Every line: positive id, subsystems, absolute path; ids unique. */
 	for (line = strtok_r(text, "\n", &save); line;
@@ -1339,30 +1421,33 @@ TEST_F(bare, proc_pid_container_format)
 	free(text);
 
 	/* Another task's file, and a task in the root of both. */
-	EXPECT_TRUE(file_has_line("/proc/1/container", P("%d:debug:/", hd)));
-	EXPECT_TRUE(file_has_line("/proc/1/container",
-				  P("%d:name=%s:/", hn, name)));
+	snprintf(want, sizeof(want), "%d:debug:/", hd);
+	EXPECT_TRUE(file_has_line("/proc/1/container", want));
+	snprintf(want, sizeof(want), "%d:name=%s:/", hn, name);
+	EXPECT_TRUE(file_has_line("/proc/1/container", want));
 }
 
 TEST_F(bare, proc_pid_container_subsystems_and_name)
 {
-	char name[32], *m;
+	char name[32], opts[CN_DIR_LEN], path[CN_PATH_LEN];
+	char want[CN_PATH_LEN], *m;
 	int hid;
 
 	snprintf(name, sizeof(name), "ct%d", getpid());
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env, P("debug,name=%s", name),
-					&m));
-	hid = cn_hier_id(P("name=%s", name));
+	snprintf(opts, sizeof(opts), "debug,name=%s", name);
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, opts, &m));
+	snprintf(opts, sizeof(opts), "name=%s", name);
+	hid = cn_hier_id(opts);
 	ASSERT_GT(hid, 0);
 	EXPECT_EQ(hid, cn_hier_id("debug"));
-	EXPECT_TRUE(file_has_line("/proc/self/container",
-				  P("%d:debug,name=%s:/", hid, name)))
+	snprintf(want, sizeof(want), "%d:debug,name=%s:/", hid, name);
+	EXPECT_TRUE(file_has_line("/proc/self/container", want))
 		TH_LOG("no '%d:debug,name=%s:/' in /proc/self/container",
 		       hid, name);
-	ASSERT_EQ(0, cn_mkdir(P("%s/z", m)));
-	ASSERT_EQ(0, cn_move_self(P("%s/z", m)));
-	EXPECT_TRUE(file_has_line("/proc/self/container",
-				  P("%d:debug,name=%s:/z", hid, name)));
+	ASSERT_EQ(0, cn_mkdir_in(m, "z"));
+	ASSERT_EQ(0, cn_move_self(cn_path(path, sizeof(path), m, "z")));
+	snprintf(want, sizeof(want), "%d:debug,name=%s:/z", hid, name);
+	EXPECT_TRUE(file_has_line("/proc/self/container", want));
 }
 
 /* Poll /proc/containers until @name counts @want containers. */
@@ -1405,13 +1490,13 @@ TEST_F(bare, proc_containers_counts)
 	EXPECT_EQ(1, num);
 	EXPECT_EQ(1, en);
 
-	ASSERT_EQ(0, cn_mkdir(P("%s/a", m)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/b", m)));
+	ASSERT_EQ(0, cn_mkdir_in(m, "a"));
+	ASSERT_EQ(0, cn_mkdir_in(m, "a/b"));
 	ASSERT_EQ(0, cn_subsys_info("debug", &hier, &num, &en));
 	EXPECT_EQ(3, num);
-	ASSERT_EQ(0, cn_rmdir(P("%s/a/b", m)));
+	ASSERT_EQ(0, cn_rmdir_in(m, "a/b"));
 	EXPECT_EQ(2, wait_num("debug", 2, 3000));
-	ASSERT_EQ(0, cn_rmdir(P("%s/a", m)));
+	ASSERT_EQ(0, cn_rmdir_in(m, "a"));
 	ASSERT_EQ(0, cn_env_umount(&self->env, m));
 	EXPECT_EQ(0, cn_wait_subsys_hier("debug", 0, 3000));
 	ASSERT_EQ(0, cn_subsys_info("debug", &hier, &num, &en));
@@ -1426,56 +1511,64 @@ static void check_bool_file(struct __test_metadata *_metadata,
 			    const char *root, const char *file)
 {
 	static const char * const bad[] = { "-1", "abc", "1x", "" };
-	char *c = P("%s/c", root), *f = P("%s/c/%s", root, file);
+	char c[CN_PATH_LEN], f[CN_PATH_LEN], val[CN_PATH_LEN];
 	int i;
 
-	EXPECT_EQ(0, L(P("%s/%s", root, file)));
+	cn_path(c, sizeof(c), root, "c");
+	cn_path(f, sizeof(f), c, file);
+	EXPECT_EQ(0, cn_read_long_in(root, file));
 	ASSERT_EQ(0, cn_mkdir(c));
-	EXPECT_EQ(0, L(f));
+	EXPECT_EQ(0, cn_long(f));
 	ASSERT_EQ(0, cn_write(f, "1"));
-	EXPECT_EQ(1, L(f));
+	EXPECT_EQ(1, cn_long(f));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, cn_write(f, bad[i]))
 			TH_LOG("%s <- '%s'", file, bad[i]);
-		EXPECT_EQ(1, L(f));
+		EXPECT_EQ(1, cn_long(f));
 	}
 	ASSERT_EQ(0, cn_write(f, "0\n"));
-	EXPECT_EQ(0, L(f));
+	EXPECT_EQ(0, cn_long(f));
 	ASSERT_EQ(0, cn_write(f, "1\n"));
-	EXPECT_EQ(1, L(f));
+	EXPECT_EQ(1, cn_long(f));
 	/* As in cgroup v1, any other number sets the flag: it reads 1. */
 	ASSERT_EQ(0, cn_write(f, "0"));
 	ASSERT_EQ(0, cn_write(f, "2"));
-	EXPECT_STREQ("1", S(f));
+	EXPECT_STREQ("1", cn_str(f, val, sizeof(val)));
 	ASSERT_EQ(0, cn_write(f, "0"));
 	ASSERT_EQ(0, cn_write(f, "0x10"));
-	EXPECT_STREQ("1", S(f));
+	EXPECT_STREQ("1", cn_str(f, val, sizeof(val)));
 	/* The root's own file. */
-	ASSERT_EQ(0, cn_write(P("%s/%s", root, file), "1"));
-	EXPECT_EQ(1, L(P("%s/%s", root, file)));
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/%s", root, file), "-1"));
-	EXPECT_EQ(1, L(P("%s/%s", root, file)));
-	ASSERT_EQ(0, cn_write(P("%s/%s", root, file), "0"));
-	EXPECT_EQ(0, L(P("%s/%s", root, file)));
+	ASSERT_EQ(0, cn_write_in(root, file, "1"));
+	EXPECT_EQ(1, cn_read_long_in(root, file));
+	EXPECT_EQ(-EINVAL, cn_write_in(root, file, "-1"));
+	EXPECT_EQ(1, cn_read_long_in(root, file));
+	ASSERT_EQ(0, cn_write_in(root, file, "0"));
+	EXPECT_EQ(0, cn_read_long_in(root, file));
 }
 
 static void check_bool_inherited(struct __test_metadata *_metadata,
 				 const char *r, const char *file)
 {
-	ASSERT_EQ(0, cn_write(P("%s/%s", r, file), "1"));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a", r)));
-	EXPECT_EQ(1, L(P("%s/a/%s", r, file)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/b", r)));
-	EXPECT_EQ(1, L(P("%s/a/b/%s", r, file)));
-	ASSERT_EQ(0, cn_write(P("%s/a/%s", r, file), "0"));
-	ASSERT_EQ(0, cn_mkdir(P("%s/a/c", r)));
-	EXPECT_EQ(0, L(P("%s/a/c/%s", r, file)));
+	char a[CN_PATH_LEN], ab[CN_PATH_LEN], ac[CN_PATH_LEN], d[CN_PATH_LEN];
+
+	cn_path(a, sizeof(a), r, "a");
+	cn_path(ab, sizeof(ab), r, "a/b");
+	cn_path(ac, sizeof(ac), r, "a/c");
+	cn_path(d, sizeof(d), r, "d");
+	ASSERT_EQ(0, cn_write_in(r, file, "1"));
+	ASSERT_EQ(0, cn_mkdir(a));
+	EXPECT_EQ(1, cn_read_long_in(a, file));
+	ASSERT_EQ(0, cn_mkdir(ab));
+	EXPECT_EQ(1, cn_read_long_in(ab, file));
+	ASSERT_EQ(0, cn_write_in(a, file, "0"));
+	ASSERT_EQ(0, cn_mkdir(ac));
+	EXPECT_EQ(0, cn_read_long_in(ac, file));
 	/* Existing children keep their own value. */
-	EXPECT_EQ(1, L(P("%s/a/b/%s", r, file)));
-	ASSERT_EQ(0, cn_write(P("%s/%s", r, file), "0"));
-	ASSERT_EQ(0, cn_mkdir(P("%s/d", r)));
-	EXPECT_EQ(0, L(P("%s/d/%s", r, file)));
-	EXPECT_EQ(1, L(P("%s/a/b/%s", r, file)));
+	EXPECT_EQ(1, cn_read_long_in(ab, file));
+	ASSERT_EQ(0, cn_write_in(r, file, "0"));
+	ASSERT_EQ(0, cn_mkdir(d));
+	EXPECT_EQ(0, cn_read_long_in(d, file));
+	EXPECT_EQ(1, cn_read_long_in(ab, file));
 }
 
 TEST_F(named, notify_on_release_values)
@@ -1500,18 +1593,22 @@ TEST_F(named, clone_children_inherited)
 
 TEST_F(named, release_agent_file)
 {
-	char *ra = P("%s/release_agent", self->root);
+	const char *r = self->root;
+	char path[CN_PATH_LEN], val[CN_PATH_LEN];
 	int fd, err;
 
-	EXPECT_TRUE(cn_exists(ra));
-	ASSERT_EQ(0, cn_write(ra, "/tmp/some/agent"));
-	EXPECT_STREQ("/tmp/some/agent", S(ra));
-	ASSERT_EQ(0, cn_write(ra, "/sbin/other-agent"));
-	EXPECT_STREQ("/sbin/other-agent", S(ra));
+	EXPECT_TRUE(cn_exists_in(r, "release_agent"));
+	ASSERT_EQ(0, cn_write_in(r, "release_agent", "/tmp/some/agent"));
+	EXPECT_STREQ("/tmp/some/agent",
+		     cn_read_str_in(r, "release_agent", val, sizeof(val)));
+	ASSERT_EQ(0, cn_write_in(r, "release_agent", "/sbin/other-agent"));
+	EXPECT_STREQ("/sbin/other-agent",
+		     cn_read_str_in(r, "release_agent", val, sizeof(val)));
 
 	/* Only the root has one. */
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
-	fd = open(P("%s/c/release_agent", self->root), O_RDONLY);
+	ASSERT_EQ(0, cn_mkdir_in(r, "c"));
+	fd = open(cn_path(path, sizeof(path), r, "c/release_agent"),
+		  O_RDONLY);
 	err = errno;
 	EXPECT_LT(fd, 0);
 	EXPECT_EQ(ENOENT, err);
@@ -1538,28 +1635,29 @@ static char *setup_agent(struct __test_metadata *_metadata,
 {
 	const char *tmp = cn_env_tmpdir(env);
 	static char out[CN_PATH_LEN];
-	char *agent;
+	char agent[CN_PATH_LEN];
 
 	if (!tmp)
 		return NULL;
-	agent = P("%s/agent.sh", tmp);
+	cn_path(agent, sizeof(agent), tmp, "agent.sh");
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	if (write_agent(agent, out))
 		return NULL;
-	if (cn_write(P("%s/release_agent", root), agent))
+	if (cn_write_in(root, "release_agent", agent))
 		return NULL;
 	return out;
 }
 
 TEST_F_TIMEOUT(named, release_agent_runs_on_last_exit, 60)
 {
-	char *c = P("%s/rel", self->root), *out;
+	char c[CN_PATH_LEN], *out;
 	pid_t pid;
 
+	cn_path(c, sizeof(c), self->root, "rel");
 	out = setup_agent(_metadata, &self->env, self->root);
 	ASSERT_NE(NULL, out);
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/notify_on_release", c), "1"));
+	ASSERT_EQ(0, cn_write_in(c, "notify_on_release", "1"));
 	pid = cn_env_sleeper(&self->env);
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, cn_move(c, pid));
@@ -1579,8 +1677,8 @@ TEST_F_TIMEOUT(named, release_agent_not_run_on_flag_write, 60)
 
 	out = setup_agent(_metadata, &self->env, self->root);
 	ASSERT_NE(NULL, out);
-	ASSERT_EQ(0, cn_mkdir(P("%s/idle", self->root)));
-	ASSERT_EQ(0, cn_write(P("%s/idle/notify_on_release", self->root), "1"));
+	ASSERT_EQ(0, cn_mkdir_in(self->root, "idle"));
+	ASSERT_EQ(0, cn_write_in(self->root, "idle/notify_on_release", "1"));
 	cn_sleep_ms(1000);
 	EXPECT_FALSE(file_has_line(out, "/idle"));
 }
@@ -1588,16 +1686,16 @@ TEST_F_TIMEOUT(named, release_agent_not_run_on_flag_write, 60)
 TEST_F_TIMEOUT(named, release_agent_runs_on_last_move_nested, 60)
 {
 	const char *r = self->root;
-	char *out;
+	char q[CN_PATH_LEN], *out;
 
 	out = setup_agent(_metadata, &self->env, r);
 	ASSERT_NE(NULL, out);
-	ASSERT_EQ(0, cn_mkdir(P("%s/p", r)));
-	ASSERT_EQ(0, cn_write(P("%s/p/notify_on_release", r), "1"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "p"));
+	ASSERT_EQ(0, cn_write_in(r, "p/notify_on_release", "1"));
 	/* Inherited from p. */
-	ASSERT_EQ(0, cn_mkdir(P("%s/p/q", r)));
-	ASSERT_EQ(1, L(P("%s/p/q/notify_on_release", r)));
-	ASSERT_EQ(0, cn_move_self(P("%s/p/q", r)));
+	ASSERT_EQ(0, cn_mkdir_in(r, "p/q"));
+	ASSERT_EQ(1, cn_read_long_in(r, "p/q/notify_on_release"));
+	ASSERT_EQ(0, cn_move_self(cn_path(q, sizeof(q), r, "p/q")));
 	ASSERT_EQ(0, cn_move_self(r));
 	EXPECT_TRUE(wait_line(out, "/p/q", 10000))
 		TH_LOG("release agent not run with /p/q");
@@ -1606,20 +1704,20 @@ TEST_F_TIMEOUT(named, release_agent_runs_on_last_move_nested, 60)
 TEST_F_TIMEOUT(named, release_agent_needs_notify_on_release, 60)
 {
 	const char *r = self->root;
+	char path[CN_PATH_LEN], *out;
 	pid_t quiet, loud;
-	char *out;
 
 	out = setup_agent(_metadata, &self->env, r);
 	ASSERT_NE(NULL, out);
-	ASSERT_EQ(0, cn_mkdir(P("%s/quiet", r)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/loud", r)));
-	ASSERT_EQ(0, cn_write(P("%s/loud/notify_on_release", r), "1"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "quiet"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "loud"));
+	ASSERT_EQ(0, cn_write_in(r, "loud/notify_on_release", "1"));
 	quiet = cn_env_sleeper(&self->env);
 	ASSERT_GT(quiet, 0);
 	loud = cn_env_sleeper(&self->env);
 	ASSERT_GT(loud, 0);
-	ASSERT_EQ(0, cn_move(P("%s/quiet", r), quiet));
-	ASSERT_EQ(0, cn_move(P("%s/loud", r), loud));
+	ASSERT_EQ(0, cn_move(cn_path(path, sizeof(path), r, "quiet"), quiet));
+	ASSERT_EQ(0, cn_move(cn_path(path, sizeof(path), r, "loud"), loud));
 
 	cn_env_kill(&self->env, quiet);
 	cn_env_kill(&self->env, loud);
@@ -1636,153 +1734,159 @@ TEST_F_TIMEOUT(named, release_agent_needs_notify_on_release, 60)
  */
 TEST_F(dbg, debug_taskcount)
 {
-	char *c = P("%s/c", self->root), *tc = P("%s/c/debug.taskcount",
-						  self->root);
+	const char *tc = "debug.taskcount";
+	char c[CN_PATH_LEN];
 	pid_t a, b;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_GT(self->hid, 0);
 	ASSERT_EQ(0, cn_mkdir(c));
-	EXPECT_EQ(0, L(tc));
+	EXPECT_EQ(0, cn_read_long_in(c, tc));
 	a = cn_env_sleeper(&self->env);
 	ASSERT_GT(a, 0);
 	b = cn_env_sleeper(&self->env);
 	ASSERT_GT(b, 0);
 	ASSERT_EQ(0, cn_move(c, a));
-	EXPECT_EQ(1, L(tc));
+	EXPECT_EQ(1, cn_read_long_in(c, tc));
 	ASSERT_EQ(0, cn_move(c, b));
-	EXPECT_EQ(2, L(tc));
+	EXPECT_EQ(2, cn_read_long_in(c, tc));
 	cn_env_kill(&self->env, a);
-	EXPECT_EQ(1, wait_long(tc, 1, 2000));
+	EXPECT_EQ(1, wait_long(c, tc, 1, 2000));
 	ASSERT_EQ(0, cn_move(self->root, b));
-	EXPECT_EQ(0, L(tc));
+	EXPECT_EQ(0, cn_read_long_in(c, tc));
 	ASSERT_EQ(0, cn_move(c, b));
-	EXPECT_EQ(1, L(tc));
+	EXPECT_EQ(1, cn_read_long_in(c, tc));
 	cn_env_kill(&self->env, b);
-	EXPECT_EQ(0, wait_long(tc, 0, 2000));
-	EXPECT_GE(L(P("%s/debug.taskcount", self->root)), 3);
+	EXPECT_EQ(0, wait_long(c, tc, 0, 2000));
+	EXPECT_GE(cn_read_long_in(self->root, "debug.taskcount"), 3);
 }
 
 TEST_F(dbg, debug_container_refcount)
 {
-	char *c = P("%s/c", self->root);
-	char *rc = P("%s/c/debug.container_refcount", self->root);
+	const char *rc = "debug.container_refcount";
+	char c[CN_PATH_LEN];
 	pid_t a, b;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	EXPECT_EQ(0, L(rc));
+	EXPECT_EQ(0, cn_read_long_in(c, rc));
 	a = cn_env_sleeper(&self->env);
 	ASSERT_GT(a, 0);
 	b = cn_env_sleeper(&self->env);
 	ASSERT_GT(b, 0);
 	ASSERT_EQ(0, cn_move(c, a));
-	EXPECT_EQ(1, L(rc));
+	EXPECT_EQ(1, cn_read_long_in(c, rc));
 	/* Same containers everywhere: the same css_group. */
 	ASSERT_EQ(0, cn_move(c, b));
-	EXPECT_EQ(1, L(rc));
+	EXPECT_EQ(1, cn_read_long_in(c, rc));
 	cn_env_kill(&self->env, a);
 	cn_env_kill(&self->env, b);
-	EXPECT_EQ(0, wait_long(rc, 0, 2000));
-	EXPECT_GE(L(P("%s/debug.container_refcount", self->root)), 1);
+	EXPECT_EQ(0, wait_long(c, rc, 0, 2000));
+	EXPECT_GE(cn_read_long_in(self->root, "debug.container_refcount"), 1);
 }
 
 TEST_F(dbg, debug_current_css_group)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN], top[CN_PATH_LEN], in_c[CN_PATH_LEN];
 	char root1[64], root2[64], inc[64];
 	long ref;
 
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(top, sizeof(top), self->root, "debug.current_css_group");
+	cn_path(in_c, sizeof(in_c), c, "debug.current_css_group");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_read_str(P("%s/debug.current_css_group", self->root),
-				 root1, sizeof(root1)));
+	ASSERT_EQ(0, cn_read_str(top, root1, sizeof(root1)));
 	EXPECT_GT(strlen(root1), 0);
 	/* It is about the reader, not the file. */
-	ASSERT_EQ(0, cn_read_str(P("%s/debug.current_css_group", c),
-				 root2, sizeof(root2)));
+	ASSERT_EQ(0, cn_read_str(in_c, root2, sizeof(root2)));
 	EXPECT_STREQ(root1, root2);
 
 	ASSERT_EQ(0, cn_move_self(c));
-	ASSERT_EQ(0, cn_read_str(P("%s/debug.current_css_group", self->root),
-				 inc, sizeof(inc)));
+	ASSERT_EQ(0, cn_read_str(top, inc, sizeof(inc)));
 	EXPECT_STRNE(root1, inc);
-	ref = L(P("%s/debug.current_css_group_refcount", self->root));
+	ref = cn_read_long_in(self->root, "debug.current_css_group_refcount");
 	EXPECT_NE(BAD_READ, ref);
 	EXPECT_GE(ref, 1);
 
 	ASSERT_EQ(0, cn_move_self(self->root));
-	ASSERT_EQ(0, cn_read_str(P("%s/debug.current_css_group", self->root),
-				 root2, sizeof(root2)));
+	ASSERT_EQ(0, cn_read_str(top, root2, sizeof(root2)));
 	EXPECT_STREQ(root1, root2);
-	ref = L(P("%s/debug.current_css_group_refcount", self->root));
+	ref = cn_read_long_in(self->root, "debug.current_css_group_refcount");
 	EXPECT_GE(ref, 1);
 }
 
 TEST_F(dbg, debug_releasable_is_boolean)
 {
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN];
 	long v;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	v = L(P("%s/debug.releasable", self->root));
+	v = cn_read_long_in(self->root, "debug.releasable");
 	EXPECT_TRUE(v == 0 || v == 1) TH_LOG("root releasable %ld", v);
-	v = L(P("%s/debug.releasable", c));
+	v = cn_read_long_in(c, "debug.releasable");
 	EXPECT_TRUE(v == 0 || v == 1) TH_LOG("child releasable %ld", v);
 }
 
-/* The core's walks of the tree of states, as debug.descendants shows them. */
-static char *walks(const char *dir)
+/*
+ * The core's walks of the tree of states, as debug.descendants of @dir
+ * shows them, in @buf of @len bytes; returns @buf.
+ */
+static char *walks(const char *dir, char *buf, size_t len)
 {
-	static char buf[4][1024];
-	static int next;
-	char *b = buf[next++ % 4];
-	char *text = cn_read_all(cn_fmt("%s/debug.descendants", dir), 256);
+	char *text = cn_read_all_in(dir, "debug.descendants", 256);
 
-	snprintf(b, sizeof(buf[0]), "%s", text ? text : "<error>");
+	snprintf(buf, len, "%s", text ? text : "<error>");
 	free(text);
-	return b;
+	return buf;
 }
 
 TEST_F(dbg, descendants_walks_pre_and_post_order)
 {
-	char *a = strdup(P("%s/a", self->root));
-	char *b = strdup(P("%s/b", a));
+	char a[CN_PATH_LEN], b[CN_PATH_LEN], c[CN_PATH_LEN], z[CN_PATH_LEN];
 	const char *dirs[] = { "b", "b/d", "b/e", "c" };
+	char got[1024];
 	int i;
 
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), a, "b");
+	cn_path(c, sizeof(c), a, "c");
+	cn_path(z, sizeof(z), a, "z");
 	ASSERT_EQ(0, cn_mkdir(a));
 	for (i = 0; i < ARRAY_SIZE(dirs); i++)
-		ASSERT_EQ(0, cn_mkdir(P("%s/%s", a, dirs[i])));
+		ASSERT_EQ(0, cn_mkdir_in(a, dirs[i]));
 	/* Children oldest first; a parent before (pre) or after (post) them. */
-	EXPECT_STREQ("pre . b d e c\npost d e b c .\n", walks(a));
-	EXPECT_STREQ("pre . d e\npost d e .\n", walks(b));
-	EXPECT_STREQ("pre .\npost .\n", walks(P("%s/c", a)));
-	EXPECT_STREQ("pre . a b d e c\npost d e b c a .\n", walks(self->root));
+	EXPECT_STREQ("pre . b d e c\npost d e b c .\n",
+		     walks(a, got, sizeof(got)));
+	EXPECT_STREQ("pre . d e\npost d e .\n", walks(b, got, sizeof(got)));
+	EXPECT_STREQ("pre .\npost .\n", walks(c, got, sizeof(got)));
+	EXPECT_STREQ("pre . a b d e c\npost d e b c a .\n",
+		     walks(self->root, got, sizeof(got)));
 
 	/* A removed container leaves the walks; a new one comes last. */
-	ASSERT_EQ(0, cn_rmdir(P("%s/d", b)));
-	EXPECT_STREQ("pre . b e c\npost e b c .\n", walks(a));
-	ASSERT_EQ(0, rename(P("%s/c", a), P("%s/z", a)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/d", b)));
-	EXPECT_STREQ("pre . b e d z\npost e d b z .\n", walks(a));
-	free(a);
-	free(b);
+	ASSERT_EQ(0, cn_rmdir_in(b, "d"));
+	EXPECT_STREQ("pre . b e c\npost e b c .\n", walks(a, got, sizeof(got)));
+	ASSERT_EQ(0, rename(c, z));
+	ASSERT_EQ(0, cn_mkdir_in(b, "d"));
+	EXPECT_STREQ("pre . b e d z\npost e d b z .\n",
+		     walks(a, got, sizeof(got)));
 }
 
 TEST_F(dbg, debug_files_read_only)
 {
-	/* A copy: the loop below uses more cn_fmt() buffers than the ring has. */
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN], f[CN_PATH_LEN];
 	const char *dirs[2] = { self->root, c };
 	int i, j, ret;
 	pid_t pid;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	pid = cn_env_sleeper(&self->env);
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, cn_move(c, pid));
 	for (j = 0; j < 2; j++) {
 		for (i = 0; i < ARRAY_SIZE(debug_files); i++) {
-			char *f = P("%s/%s", dirs[j], debug_files[i]);
-
+			cn_path(f, sizeof(f), dirs[j], debug_files[i]);
 			EXPECT_TRUE(cn_exists(f)) TH_LOG("missing %s", f);
 			ret = cn_write(f, "0");
 			EXPECT_NE(0, ret) TH_LOG("write to %s succeeded", f);
@@ -1790,18 +1894,18 @@ TEST_F(dbg, debug_files_read_only)
 			EXPECT_NE(0, ret) TH_LOG("write to %s succeeded", f);
 		}
 	}
-	EXPECT_EQ(1, L(P("%s/debug.taskcount", c)));
-	EXPECT_EQ(1, L(P("%s/debug.container_refcount", c)));
-	free(c);
+	EXPECT_EQ(1, cn_read_long_in(c, "debug.taskcount"));
+	EXPECT_EQ(1, cn_read_long_in(c, "debug.container_refcount"));
 }
 
 TEST_F_TIMEOUT(dbg, tasks_file_2000_processes, 240)
 {
 	const int want = 2000;
-	char *big = P("%s/big", self->root), *t1, *t2, *p1;
+	char big[CN_PATH_LEN], *t1, *t2, *p1;
 	pid_t *pids, *tasks, *roots;
 	int n, i, j, nroot, spawned = 0;
 
+	cn_path(big, sizeof(big), self->root, "big");
 	ASSERT_EQ(0, cn_mkdir(big));
 	pids = calloc(want, sizeof(*pids));
 	ASSERT_NE(NULL, pids);
@@ -1817,7 +1921,7 @@ TEST_F_TIMEOUT(dbg, tasks_file_2000_processes, 240)
 	ASSERT_EQ(0, cn_move_self(self->root));
 	ASSERT_EQ(want, spawned);
 
-	n = cn_read_pids(P("%s/tasks", big), &tasks);
+	n = cn_read_pids_in(big, "tasks", &tasks);
 	ASSERT_EQ(want, n);
 	EXPECT_TRUE(cn_pids_sorted_unique(tasks, n));
 	cn_pids_sort(pids, want);
@@ -1825,12 +1929,12 @@ TEST_F_TIMEOUT(dbg, tasks_file_2000_processes, 240)
 		if (tasks[i] != pids[i])
 			break;
 	EXPECT_EQ(want, i) TH_LOG("first difference at %d", i);
-	EXPECT_EQ(want, L(P("%s/debug.taskcount", big)));
+	EXPECT_EQ(want, cn_read_long_in(big, "debug.taskcount"));
 
 	/* Small reads must give the same text as big ones. */
-	t1 = cn_read_all(P("%s/tasks", big), 65536);
-	t2 = cn_read_all(P("%s/tasks", big), 13);
-	p1 = cn_read_all(P("%s/container.procs", big), 7);
+	t1 = cn_read_all_in(big, "tasks", 65536);
+	t2 = cn_read_all_in(big, "tasks", 13);
+	p1 = cn_read_all_in(big, "container.procs", 7);
 	ASSERT_NE(NULL, t1);
 	ASSERT_NE(NULL, t2);
 	ASSERT_NE(NULL, p1);
@@ -1842,7 +1946,7 @@ TEST_F_TIMEOUT(dbg, tasks_file_2000_processes, 240)
 	free(p1);
 
 	/* None of them in the root. */
-	nroot = cn_read_pids(P("%s/tasks", self->root), &roots);
+	nroot = cn_read_pids_in(self->root, "tasks", &roots);
 	ASSERT_GT(nroot, 0);
 	for (i = 0, j = 0; i < nroot && j < want;) {
 		if (roots[i] == pids[j])
@@ -1858,7 +1962,7 @@ TEST_F_TIMEOUT(dbg, tasks_file_2000_processes, 240)
 	free(tasks);
 
 	cn_env_kill_all(&self->env);
-	EXPECT_EQ(0, wait_long(P("%s/debug.taskcount", big), 0, 10000));
+	EXPECT_EQ(0, wait_long(big, "debug.taskcount", 0, 10000));
 	EXPECT_EQ(0, cn_count_tasks(big));
 	EXPECT_EQ(0, cn_rmdir(big));
 	free(pids);
@@ -1867,10 +1971,11 @@ TEST_F_TIMEOUT(dbg, tasks_file_2000_processes, 240)
 TEST_F_TIMEOUT(named, procs_moves_1000_threads, 120)
 {
 	const int nthreads = 1000;
-	char *c = P("%s/c", self->root);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN], want[CN_PATH_LEN];
 	pid_t *tids, *tasks, pid;
 	int n, i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	tids = calloc(nthreads + 1, sizeof(*tids));
 	ASSERT_NE(NULL, tids);
 	pid = spawn_threaded(&self->env, nthreads, tids);
@@ -1878,7 +1983,7 @@ TEST_F_TIMEOUT(named, procs_moves_1000_threads, 120)
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, cn_move_proc(c, pid));
 
-	n = cn_read_pids(P("%s/tasks", c), &tasks);
+	n = cn_read_pids_in(c, "tasks", &tasks);
 	ASSERT_EQ(nthreads + 1, n);
 	EXPECT_TRUE(cn_pids_sorted_unique(tasks, n));
 	cn_pids_sort(tids, nthreads + 1);
@@ -1886,7 +1991,9 @@ TEST_F_TIMEOUT(named, procs_moves_1000_threads, 120)
 		if (tasks[i] != tids[i])
 			break;
 	EXPECT_EQ(n, i) TH_LOG("first difference at %d", i);
-	EXPECT_STREQ(P("%d", pid), S(P("%s/container.procs", c)));
+	snprintf(want, sizeof(want), "%d", pid);
+	EXPECT_STREQ(want, cn_read_str_in(c, "container.procs", val,
+					  sizeof(val)));
 	free(tasks);
 	free(tids);
 	cn_env_kill(&self->env, pid);
@@ -1959,7 +2066,7 @@ static void stress_worker(char *const roots[2], int ready, unsigned int seed,
 				kids++;
 			break;
 		case 6:
-			text = cn_read_all(P("%s/tasks", path), 64);
+			text = cn_read_all_in(path, "tasks", 64);
 			free(text);
 			break;
 		case 7:
@@ -1991,15 +2098,16 @@ TEST_F_TIMEOUT(bare, stress_concurrent_operations, 120)
 	char path_bufs[STRESS_WORKERS][CN_PATH_LEN];
 	int hid[2], fds[2], i, h, n, ready = 0, hier, num, en, dirs;
 	struct cn_member *m;
-	char *roots[2];
+	char name[32], opts[CN_DIR_LEN], *roots[2];
 	long deadline;
 	char c;
 
+	snprintf(name, sizeof(name), "name=ct%d", getpid());
+	snprintf(opts, sizeof(opts), "none,%s", name);
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "debug", &roots[0]));
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=ct%d", getpid()),
-				  &roots[1]));
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &roots[1]));
 	hid[0] = cn_hier_id("debug");
-	hid[1] = cn_hier_id(P("name=ct%d", getpid()));
+	hid[1] = cn_hier_id(name);
 	ASSERT_GT(hid[0], 0);
 	ASSERT_GT(hid[1], 0);
 	ASSERT_EQ(0, pipe(fds));
@@ -2146,24 +2254,31 @@ static void exec_loop(int argc, char **argv)
 static pid_t wait_exited_leader(pid_t pid)
 {
 	long end = cn_now_ms() + 5000;
-	char *st;
+	char path[64], st[CN_PATH_LEN];
 
 	do {
-		char *all = cn_read_all(P("/proc/%d/status", pid), 4096);
-		bool zombie = all && strstr(all, "State:\tZ");
+		char *all;
+		bool zombie;
 
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		all = cn_read_all(path, 4096);
+		zombie = all && strstr(all, "State:\tZ");
 		free(all);
 		if (zombie) {
-			DIR *d = opendir(P("/proc/%d/task", pid));
 			struct dirent *e;
 			pid_t tid = -1;
+			DIR *d;
 
+			snprintf(path, sizeof(path), "/proc/%d/task", pid);
+			d = opendir(path);
 			while (d && (e = readdir(d)))
 				if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid)
 					tid = atoi(e->d_name);
 			if (d)
 				closedir(d);
-			st = cn_str(P("/proc/%d/task/%d/stat", pid, tid));
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+				 pid, tid);
+			cn_str(path, st, sizeof(st));
 			if (tid > 0 && !strstr(st, "error"))
 				return tid;
 		}
@@ -2179,9 +2294,10 @@ static pid_t wait_exited_leader(pid_t pid)
  */
 TEST_F(named, exited_leader_moves_and_shows)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN], got[CN_PATH_LEN];
 	pid_t pid, tid;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -2196,22 +2312,21 @@ TEST_F(named, exited_leader_moves_and_shows)
 	cn_env_track(&self->env, pid);
 	tid = wait_exited_leader(pid);
 	ASSERT_GT(tid, 0);
-	EXPECT_STREQ("/", where(pid, self->hid));
+	EXPECT_STREQ("/", where(pid, self->hid, got, sizeof(got)));
 
-	ASSERT_EQ(0, cn_writef(P("%s/container.procs", c), "%d", pid));
+	ASSERT_EQ(0, cn_writef_in(c, "container.procs", "%d", pid));
 	EXPECT_EQ(1, cn_has_proc(c, pid));
 	EXPECT_EQ(1, cn_has_task(c, tid));
 	EXPECT_EQ(0, cn_has_proc(self->root, pid));
-	EXPECT_STREQ("/c", where(pid, self->hid));
-	EXPECT_STREQ("/c", where(tid, self->hid));
+	EXPECT_STREQ("/c", where(pid, self->hid, got, sizeof(got)));
+	EXPECT_STREQ("/c", where(tid, self->hid, got, sizeof(got)));
 	/* The dead main thread alone cannot be moved. */
-	EXPECT_EQ(-ESRCH, cn_writef(P("%s/tasks", self->root), "%d", pid));
+	EXPECT_EQ(-ESRCH, cn_writef_in(self->root, "tasks", "%d", pid));
 	EXPECT_EQ(1, cn_has_task(c, tid));
 	/* Back, by the thread's id. */
-	ASSERT_EQ(0, cn_writef(P("%s/tasks", self->root), "%d", tid));
-	EXPECT_STREQ("/", where(pid, self->hid));
+	ASSERT_EQ(0, cn_writef_in(self->root, "tasks", "%d", tid));
+	EXPECT_STREQ("/", where(pid, self->hid, got, sizeof(got)));
 	EXPECT_EQ(0, cn_count_tasks(c));
-	free(c);
 }
 
 /*
@@ -2224,13 +2339,15 @@ TEST_F(named, exited_leader_moves_and_shows)
  */
 TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
 {
-	char *a = strdup(P("%s/a", self->root));
-	char *b = strdup(P("%s/b", self->root));
+	char a[CN_PATH_LEN];
+	char b[CN_PATH_LEN];
 	char deadline[32];
 	long end, moves = 0, errors = 0;
 	pid_t pid, helper;
 	int status, ret;
 
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(b));
 	end = mono_ms() + 4000;
@@ -2248,13 +2365,13 @@ TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
 	ASSERT_GE(helper, 0);
 	if (!helper) {
 		while (mono_ms() < end && !kill(pid, 0))
-			cn_writef(P("%s/container.procs", a), "%d", pid);
+			cn_writef_in(a, "container.procs", "%d", pid);
 		_exit(0);
 	}
 	cn_env_track(&self->env, helper);
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		ret = cn_writef(P("%s/container.procs", moves % 64 ? a : b),
-				"%d", pid);
+		ret = cn_writef_in(moves % 64 ? a : b, "container.procs", "%d",
+				   pid);
 		/* Between one exec and the next, the thread may be gone. */
 		if (ret)
 			errors++;
@@ -2269,8 +2386,6 @@ TEST_F_TIMEOUT(named, procs_write_races_exec_from_thread, 120)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("child status %#x", status);
 	EXPECT_GT(moves - errors, 10);
-	free(a);
-	free(b);
 }
 
 /*
@@ -2285,14 +2400,15 @@ TEST_F_TIMEOUT(bare, write_races_remount_unbinding, 120)
 	static const char * const files[] = {
 		"cpuset.cpu_exclusive", "cpuset.mem_exclusive", "cpuset.cpus",
 	};
-	char name[32], *m;
+	char name[32], none[CN_DIR_LEN], cpuset[CN_DIR_LEN], *m;
 	pid_t pids[3];
 	long end, remounts = 0;
 	int i, status;
 
-	snprintf(name, sizeof(name), "rcs%d", getpid());
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env, P("cpuset,name=%s", name),
-					&m));
+	snprintf(name, sizeof(name), "name=rcs%d", getpid());
+	snprintf(none, sizeof(none), "none,%s", name);
+	snprintf(cpuset, sizeof(cpuset), "cpuset,%s", name);
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, cpuset, &m));
 	end = cn_now_ms() + 4000;
 	for (i = 0; i < 3; i++) {
 		pids[i] = fork();
@@ -2300,8 +2416,11 @@ TEST_F_TIMEOUT(bare, write_races_remount_unbinding, 120)
 		if (pids[i])
 			continue;
 		while (cn_now_ms() < end) {
-			int fd = open(P("%s/%s", m, files[i]), O_WRONLY);
+			char path[CN_PATH_LEN];
+			int fd;
 
+			cn_path(path, sizeof(path), m, files[i]);
+			fd = open(path, O_WRONLY);
 			while (fd >= 0 && cn_now_ms() < end) {
 				/* 1 changes nothing: the top is exclusive. */
 				ssize_t n = pwrite(fd, "1", 1, 0);
@@ -2316,8 +2435,8 @@ TEST_F_TIMEOUT(bare, write_races_remount_unbinding, 120)
 		_exit(0);
 	}
 	while (cn_now_ms() < end) {
-		EXPECT_EQ(0, cn_remount(m, P("none,name=%s", name)));
-		EXPECT_EQ(0, cn_remount(m, P("cpuset,name=%s", name)));
+		EXPECT_EQ(0, cn_remount(m, none));
+		EXPECT_EQ(0, cn_remount(m, cpuset));
 		remounts++;
 	}
 	for (i = 0; i < 3; i++) {
@@ -2326,8 +2445,8 @@ TEST_F_TIMEOUT(bare, write_races_remount_unbinding, 120)
 	}
 	TH_LOG("%ld remount pairs", remounts);
 	EXPECT_GT(remounts, 5);
-	EXPECT_TRUE(cn_exists(P("%s/cpuset.cpus", m)));
-	EXPECT_EQ(cn_hier_id(P("name=%s", name)), cn_hier_id("cpuset"));
+	EXPECT_TRUE(cn_exists_in(m, "cpuset.cpus"));
+	EXPECT_EQ(cn_hier_id(name), cn_hier_id("cpuset"));
 }
 
 TEST_HARNESS_MAIN

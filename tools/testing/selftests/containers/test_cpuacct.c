@@ -36,9 +36,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-#define L cn_long
-
 #define MS		1000000L	/* nanoseconds in a millisecond */
 #define NSEC_PER_SEC	1000000000L
 #define MAX_CPUS	4096
@@ -48,18 +45,9 @@
 #define LO(ns)		((ns) * 8 / 10)
 #define HI(ns)		((ns) * 3 / 2 + 50 * MS)
 
-/*
- * Paths that a test keeps live in its own buffers: those of P() are
- * reused after 16 calls.
- */
-static void path_at(char *buf, const char *root, const char *rel)
-{
-	snprintf(buf, CN_PATH_LEN, "%s/%s", root, rel);
-}
-
 static long cpu_usage(const char *cont)
 {
-	return L(P("%s/cpuacct.usage", cont));
+	return cn_read_long_in(cont, "cpuacct.usage");
 }
 
 /*
@@ -69,7 +57,7 @@ static long cpu_usage(const char *cont)
  */
 static int read_percpu(const char *cont, long *vals, int max)
 {
-	char *text = cn_read_all(P("%s/cpuacct.usage_percpu", cont), 4096);
+	char *text = cn_read_all_in(cont, "cpuacct.usage_percpu", 4096);
 	char *p, *end;
 	int n = 0;
 
@@ -109,9 +97,10 @@ static long sum_percpu(const char *cont)
 /* cpuacct.stat of @cont, which must be exactly "user N\nsystem N\n". */
 static int read_stat(const char *cont, long *user, long *sys)
 {
-	char buf[256], want[256];
+	char path[CN_PATH_LEN], buf[256], want[256];
 
-	if (cn_read(P("%s/cpuacct.stat", cont), buf, sizeof(buf)) < 0)
+	cn_path(path, sizeof(path), cont, "cpuacct.stat");
+	if (cn_read(path, buf, sizeof(buf)) < 0)
 		return -1;
 	if (sscanf(buf, "user %ld\nsystem %ld", user, sys) != 2)
 		return -1;
@@ -329,10 +318,13 @@ static int last_allowed_cpu(void)
 	return -1;
 }
 
-static mode_t file_mode(const char *path)
+/* The permission bits of file @file of container @cont, or -1. */
+static mode_t file_mode(const char *cont, const char *file)
 {
+	char path[CN_PATH_LEN];
 	struct stat st;
 
+	cn_path(path, sizeof(path), cont, file);
 	return stat(path, &st) ? (mode_t)-1 : st.st_mode & 07777;
 }
 
@@ -366,11 +358,12 @@ FIXTURE(acct) {
 
 FIXTURE_SETUP(acct)
 {
+	char opts[CN_DIR_LEN];
+
 	cn_cleanup_stale();
 	cn_env_init(&self->env);
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env,
-					P("cpuacct,name=ct%d", getpid()),
-					&self->root));
+	snprintf(opts, sizeof(opts), "cpuacct,name=ct%d", getpid());
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, opts, &self->root));
 	self->hid = cn_hier_id("cpuacct");
 	ASSERT_GT(self->hid, 0);
 }
@@ -392,7 +385,7 @@ TEST_F(acct, files_and_modes)
 	long vals[MAX_CPUS], user, sys;
 	int i, j, ncpus, n;
 
-	path_at(a, self->root, "a");
+	cn_path(a, sizeof(a), self->root, "a");
 	ASSERT_EQ(0, cn_read_str("/sys/devices/system/cpu/possible", possible,
 				 sizeof(possible)));
 	ncpus = count_cpu_list(possible);
@@ -400,12 +393,11 @@ TEST_F(acct, files_and_modes)
 
 	ASSERT_EQ(0, cn_mkdir(a));
 	for (i = 0; i < 2; i++) {
-		EXPECT_EQ(0644, file_mode(P("%s/cpuacct.usage", dirs[i])));
-		EXPECT_EQ(0444, file_mode(P("%s/cpuacct.usage_percpu",
-					    dirs[i])));
-		EXPECT_EQ(0444, file_mode(P("%s/cpuacct.stat", dirs[i])));
+		EXPECT_EQ(0644, file_mode(dirs[i], "cpuacct.usage"));
+		EXPECT_EQ(0444, file_mode(dirs[i], "cpuacct.usage_percpu"));
+		EXPECT_EQ(0444, file_mode(dirs[i], "cpuacct.stat"));
 		/* Without the prefix: absent. */
-		EXPECT_FALSE(cn_exists(P("%s/usage", dirs[i])));
+		EXPECT_FALSE(cn_exists_in(dirs[i], "usage"));
 
 		EXPECT_NE(CN_BAD_READ, cpu_usage(dirs[i]));
 		n = read_percpu(dirs[i], vals, MAX_CPUS);
@@ -423,8 +415,8 @@ TEST_F(acct, files_and_modes)
 	EXPECT_GT(cpu_usage(self->root), 0);
 
 	/* Read-only files refuse writes. */
-	EXPECT_NE(0, cn_write(P("%s/cpuacct.usage_percpu", a), "0"));
-	EXPECT_NE(0, cn_write(P("%s/cpuacct.stat", a), "0"));
+	EXPECT_NE(0, cn_write_in(a, "cpuacct.usage_percpu", "0"));
+	EXPECT_NE(0, cn_write_in(a, "cpuacct.stat", "0"));
 }
 
 TEST_F(acct, new_container_starts_at_zero)
@@ -433,7 +425,7 @@ TEST_F(acct, new_container_starts_at_zero)
 	long vals[MAX_CPUS], user, sys;
 	int i, n;
 
-	path_at(a, self->root, "a");
+	cn_path(a, sizeof(a), self->root, "a");
 	ASSERT_EQ(0, cn_mkdir(a));
 	EXPECT_EQ(0, cpu_usage(a));
 	n = read_percpu(a, vals, MAX_CPUS);
@@ -450,12 +442,13 @@ TEST_F(acct, new_container_starts_at_zero)
 /* As in cgroup v1, noprefix is for cpuset alone: "stat" would clash. */
 TEST_F(bare, noprefix_refused)
 {
-	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env,
-					P("cpuacct,noprefix,name=ct%d",
-					  getpid()), NULL));
-	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env,
-					P("cpuacct,memory,noprefix,name=ct%d",
-					  getpid()), NULL));
+	char opts[CN_DIR_LEN];
+
+	snprintf(opts, sizeof(opts), "cpuacct,noprefix,name=ct%d", getpid());
+	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, opts, NULL));
+	snprintf(opts, sizeof(opts), "cpuacct,memory,noprefix,name=ct%d",
+		 getpid());
+	EXPECT_EQ(-EINVAL, cn_env_mount(&self->env, opts, NULL));
 }
 
 /* ---------------------------------------------------------------------
@@ -468,8 +461,8 @@ TEST_F(acct, busy_loop_charged_idle_sibling_not)
 	long used, ua, ub;
 	pid_t sleeper;
 
-	path_at(a, self->root, "a");
-	path_at(b, self->root, "b");
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(b));
 	sleeper = cn_env_sleeper(&self->env);
@@ -495,7 +488,7 @@ TEST_F(acct, usage_grows_while_running)
 	long u1, u2;
 	pid_t pid;
 
-	path_at(a, self->root, "a");
+	cn_path(a, sizeof(a), self->root, "a");
 	ASSERT_EQ(0, cn_mkdir(a));
 	pid = spawn_spinner(&self->env, a);
 	ASSERT_GT(pid, 0);
@@ -514,9 +507,9 @@ TEST_F(acct, parent_includes_children)
 	char p[CN_PATH_LEN], c1[CN_PATH_LEN], c2[CN_PATH_LEN];
 	long used1, used2, usedp, u1, u2, up, ur;
 
-	path_at(p, self->root, "p");
-	path_at(c1, self->root, "p/c1");
-	path_at(c2, self->root, "p/c2");
+	cn_path(p, sizeof(p), self->root, "p");
+	cn_path(c1, sizeof(c1), self->root, "p/c1");
+	cn_path(c2, sizeof(c2), self->root, "p/c2");
 	ASSERT_EQ(0, cn_mkdir(p));
 	ASSERT_EQ(0, cn_mkdir(c1));
 	ASSERT_EQ(0, cn_mkdir(c2));
@@ -550,7 +543,7 @@ TEST_F(acct, usage_percpu_adds_up)
 	pid_t pid;
 	int i;
 
-	path_at(a, self->root, "a");
+	cn_path(a, sizeof(a), self->root, "a");
 	ASSERT_EQ(0, cn_mkdir(a));
 	pid = spawn_spinner(&self->env, a);
 	ASSERT_GT(pid, 0);
@@ -582,7 +575,7 @@ TEST_F(acct, usage_percpu_follows_cpu)
 	long vals[MAX_CPUS], others = 0;
 	int i, n;
 
-	path_at(a, self->root, "a");
+	cn_path(a, sizeof(a), self->root, "a");
 	b.cpu = last_allowed_cpu();
 	ASSERT_GE(b.cpu, 0);
 	ASSERT_EQ(0, cn_mkdir(a));
@@ -604,7 +597,7 @@ TEST_F(acct, stat_user_and_system)
 	long tck = sysconf(_SC_CLK_TCK);
 	struct burn b = { .cont = a, .ms = 500, .cpu = -1 };
 
-	path_at(a, self->root, "a");
+	cn_path(a, sizeof(a), self->root, "a");
 	ASSERT_GT(tck, 0);
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, read_stat(a, &u0, &s0));
@@ -648,9 +641,9 @@ TEST_F(acct, reset_with_zero)
 	long vals[MAX_CPUS], used, before, ua;
 	int i, n;
 
-	path_at(a, self->root, "a");
-	path_at(b, self->root, "a/b");
-	path_at(f, self->root, "a/b/cpuacct.usage");
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "a/b");
+	cn_path(f, sizeof(f), self->root, "a/b/cpuacct.usage");
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(b));
 	used = burn(&self->env, b, 100);
@@ -688,8 +681,8 @@ TEST_F(acct, reset_other_values_einval)
 	long used, before, after;
 	int i;
 
-	path_at(a, self->root, "a");
-	path_at(f, self->root, "a/cpuacct.usage");
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(f, sizeof(f), self->root, "a/cpuacct.usage");
 	ASSERT_EQ(0, cn_mkdir(a));
 	used = burn(&self->env, a, 100);
 	ASSERT_GT(used, 0);
@@ -704,7 +697,7 @@ TEST_F(acct, reset_other_values_einval)
 	/* The root can be reset too; it holds a's time, so it drops. */
 	before = cpu_usage(self->root);
 	EXPECT_GE(before, LO(used));
-	ASSERT_EQ(0, cn_write(P("%s/cpuacct.usage", self->root), "0"));
+	ASSERT_EQ(0, cn_write_in(self->root, "cpuacct.usage", "0"));
 	EXPECT_LT(cpu_usage(self->root), before);
 }
 
@@ -721,10 +714,10 @@ TEST_F(acct, nested_charges_stay_after_move)
 	};
 	long uc, ub, ua, ud;
 
-	path_at(a, self->root, "a");
-	path_at(ab, self->root, "a/b");
-	path_at(abc, self->root, "a/b/c");
-	path_at(ad, self->root, "a/d");
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(ab, sizeof(ab), self->root, "a/b");
+	cn_path(abc, sizeof(abc), self->root, "a/b/c");
+	cn_path(ad, sizeof(ad), self->root, "a/d");
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(ab));
 	ASSERT_EQ(0, cn_mkdir(abc));
@@ -761,7 +754,7 @@ TEST_F(acct, moved_task_stops_charging_old_container)
 	long ua;
 	pid_t pid;
 
-	path_at(a, self->root, "a");
+	cn_path(a, sizeof(a), self->root, "a");
 	ASSERT_EQ(0, cn_mkdir(a));
 	pid = spawn_spinner(&self->env, a);
 	ASSERT_GT(pid, 0);

@@ -27,26 +27,33 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-#define L cn_long
-#define S cn_str
-
 /* get_mempolicy(2) flags, from <linux/mempolicy.h>. */
 #define MPOL_F_NODE	(1 << 0)
 #define MPOL_F_ADDR	(1 << 1)
 
-#define CPU_ONLINE(n)	P("/sys/devices/system/cpu/cpu%d/online", (n))
+#define CPUS_ONLINE	"/sys/devices/system/cpu/online"
+#define NODES_ONLINE	"/sys/devices/system/node/online"
 
-/* A field of /proc/<pid>/status, trimmed, or "<none>". */
-static char *status_field(pid_t pid, const char *field)
+/* Write @val to the online file of CPU @cpu: 0 or -errno. */
+static int set_online(int cpu, const char *val)
 {
-	static char bufs[4][256];
-	static int next;
-	char *buf = bufs[next++ % 4], *text, *p, *nl;
-	size_t len = strlen(field);
+	char path[64];
 
-	snprintf(buf, 256, "<none>");
-	text = cn_read_all(P("/proc/%d/status", pid), 4096);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return cn_write(path, val);
+}
+
+/* A field of /proc/<pid>/status, trimmed, or "<none>", in @buf; @buf. */
+static char *status_field(pid_t pid, const char *field, char *buf,
+			  size_t size)
+{
+	size_t len = strlen(field);
+	char path[64], *text, *p, *nl;
+
+	snprintf(buf, size, "<none>");
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	text = cn_read_all(path, 4096);
 	if (!text)
 		return buf;
 	for (p = text; *p; p = nl + 1) {
@@ -55,7 +62,7 @@ static char *status_field(pid_t pid, const char *field)
 			p += len + 1;
 			while (*p == '\t' || *p == ' ')
 				p++;
-			snprintf(buf, 256, "%.*s", (int)(nl - p), p);
+			snprintf(buf, size, "%.*s", (int)(nl - p), p);
 			break;
 		}
 		if (!*nl)
@@ -65,17 +72,17 @@ static char *status_field(pid_t pid, const char *field)
 	return buf;
 }
 
-/* sched_getaffinity() of @pid as a list like "1-2,4", or "<error>". */
-static char *affinity(pid_t pid)
+/*
+ * sched_getaffinity() of @pid as a list like "1-2,4", or "<error>", in
+ * @buf of @size bytes; returns @buf.
+ */
+static char *affinity(pid_t pid, char *buf, size_t size)
 {
-	static char bufs[4][256];
-	static int next;
-	char *buf = bufs[next++ % 4];
 	cpu_set_t set;
 	int cpu, len = 0, start = -1;
 
 	if (sched_getaffinity(pid, sizeof(set), &set)) {
-		snprintf(buf, sizeof(bufs[0]), "%s", "<error>");
+		snprintf(buf, size, "%s", "<error>");
 		return buf;
 	}
 	buf[0] = '\0';
@@ -85,10 +92,11 @@ static char *affinity(pid_t pid)
 		if (in && start < 0)
 			start = cpu;
 		if (!in && start >= 0) {
-			len += snprintf(buf + len, 256 - len, "%s%d", len ? "," : "",
-					start);
+			len += snprintf(buf + len, size - len, "%s%d",
+					len ? "," : "", start);
 			if (cpu - 1 > start)
-				len += snprintf(buf + len, 256 - len, "-%d", cpu - 1);
+				len += snprintf(buf + len, size - len, "-%d",
+						cpu - 1);
 			start = -1;
 		}
 	}
@@ -135,32 +143,38 @@ FIXTURE_TEARDOWN(cs)
 {
 	cn_env_cleanup(&self->env);
 	/* A test that failed half-way may have left a CPU offline. */
-	cn_write(CPU_ONLINE(3), "1");
+	set_online(3, "1");
 }
 
 /* A child container of the root with @cpus and @mems. */
 static int make_cs(const char *root, const char *name, const char *cpus,
 		   const char *mems)
 {
-	int ret = cn_mkdir(P("%s/%s", root, name));
+	char cont[CN_PATH_LEN];
+	int ret = cn_mkdir_in(root, name);
 
+	cn_path(cont, sizeof(cont), root, name);
 	if (!ret && cpus)
-		ret = cn_write(P("%s/%s/cpuset.cpus", root, name), cpus);
+		ret = cn_write_in(cont, "cpuset.cpus", cpus);
 	if (!ret && mems)
-		ret = cn_write(P("%s/%s/cpuset.mems", root, name), mems);
+		ret = cn_write_in(cont, "cpuset.mems", mems);
 	return ret;
 }
 
 TEST_F(cs, guest_has_cpus_and_nodes)
 {
+	const char *r = self->root;
+	char want[CN_PATH_LEN], val[CN_PATH_LEN];
+
 	EXPECT_GE(sysconf(_SC_NPROCESSORS_ONLN), 4);
-	EXPECT_EQ(2, count_list(S("/sys/devices/system/node/online")));
-	EXPECT_STREQ(S("/sys/devices/system/cpu/online"),
-		     S(P("%s/cpuset.cpus", self->root)));
-	EXPECT_STREQ(S("/sys/devices/system/node/online"),
-		     S(P("%s/cpuset.mems", self->root)));
-	EXPECT_STREQ(S(P("%s/cpuset.cpus", self->root)),
-		     S(P("%s/cpuset.effective_cpus", self->root)));
+	EXPECT_EQ(2, count_list(cn_str(NODES_ONLINE, val, sizeof(val))));
+	EXPECT_STREQ(cn_str(CPUS_ONLINE, want, sizeof(want)),
+		     cn_read_str_in(r, "cpuset.cpus", val, sizeof(val)));
+	EXPECT_STREQ(cn_str(NODES_ONLINE, want, sizeof(want)),
+		     cn_read_str_in(r, "cpuset.mems", val, sizeof(val)));
+	EXPECT_STREQ(cn_read_str_in(r, "cpuset.cpus", want, sizeof(want)),
+		     cn_read_str_in(r, "cpuset.effective_cpus", val,
+				    sizeof(val)));
 }
 
 TEST_F(cs, files_and_modes)
@@ -172,106 +186,135 @@ TEST_F(cs, files_and_modes)
 	static const char * const ro[] = {
 		"cpuset.effective_cpus", "cpuset.effective_mems",
 	};
+	char c[CN_PATH_LEN], path[CN_PATH_LEN];
 	unsigned int i;
 
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
 	for (i = 0; i < ARRAY_SIZE(rw); i++) {
-		EXPECT_EQ(0, access(P("%s/c/%s", self->root, rw[i]), R_OK | W_OK))
+		cn_path(path, sizeof(path), c, rw[i]);
+		EXPECT_EQ(0, access(path, R_OK | W_OK))
 			TH_LOG("%s", rw[i]);
 	}
 	for (i = 0; i < ARRAY_SIZE(ro); i++) {
-		EXPECT_EQ(0, access(P("%s/c/%s", self->root, ro[i]), R_OK));
-		EXPECT_EQ(-EACCES, cn_write(P("%s/c/%s", self->root, ro[i]),
-					    "0"));
+		cn_path(path, sizeof(path), c, ro[i]);
+		EXPECT_EQ(0, access(path, R_OK));
+		EXPECT_EQ(-EACCES, cn_write(path, "0"));
 	}
 	/* cgroup v1: the top cpuset's exclusive flags are set. */
-	EXPECT_EQ(1, L(P("%s/cpuset.cpu_exclusive", self->root)));
-	EXPECT_EQ(0, L(P("%s/c/cpuset.cpu_exclusive", self->root)));
+	EXPECT_EQ(1, cn_read_long_in(self->root, "cpuset.cpu_exclusive"));
+	EXPECT_EQ(0, cn_read_long_in(self->root, "c/cpuset.cpu_exclusive"));
 }
 
 TEST_F(cs, new_container_starts_empty)
 {
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
-	EXPECT_STREQ("", S(P("%s/c/cpuset.cpus", self->root)));
-	EXPECT_STREQ("", S(P("%s/c/cpuset.mems", self->root)));
-	EXPECT_STREQ("", S(P("%s/c/cpuset.effective_cpus", self->root)));
+	char val[CN_PATH_LEN];
+
+	ASSERT_EQ(0, cn_mkdir_in(self->root, "c"));
+	EXPECT_STREQ("", cn_read_str_in(self->root, "c/cpuset.cpus", val,
+					sizeof(val)));
+	EXPECT_STREQ("", cn_read_str_in(self->root, "c/cpuset.mems", val,
+					sizeof(val)));
+	EXPECT_STREQ("", cn_read_str_in(self->root, "c/cpuset.effective_cpus",
+					val, sizeof(val)));
 }
 
 TEST_F(cs, clone_children_copies_parent)
 {
 	const char *r = self->root;
+	char val[CN_PATH_LEN];
 
 	ASSERT_EQ(0, make_cs(r, "p", "1-2", "1"));
-	ASSERT_EQ(0, cn_write(P("%s/p/container.clone_children", r), "1"));
-	ASSERT_EQ(0, cn_mkdir(P("%s/p/c", r)));
-	EXPECT_STREQ("1-2", S(P("%s/p/c/cpuset.cpus", r)));
-	EXPECT_STREQ("1", S(P("%s/p/c/cpuset.mems", r)));
-	EXPECT_STREQ("1-2", S(P("%s/p/c/cpuset.effective_cpus", r)));
+	ASSERT_EQ(0, cn_write_in(r, "p/container.clone_children", "1"));
+	ASSERT_EQ(0, cn_mkdir_in(r, "p/c"));
+	EXPECT_STREQ("1-2", cn_read_str_in(r, "p/c/cpuset.cpus", val,
+					   sizeof(val)));
+	EXPECT_STREQ("1", cn_read_str_in(r, "p/c/cpuset.mems", val,
+					 sizeof(val)));
+	EXPECT_STREQ("1-2", cn_read_str_in(r, "p/c/cpuset.effective_cpus", val,
+					   sizeof(val)));
 }
 
 TEST_F(cs, attach_to_empty_enospc)
 {
 	pid_t pid = cn_env_sleeper(&self->env);
+	char c[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, cn_mkdir(P("%s/c", self->root)));
-	EXPECT_EQ(-ENOSPC, cn_move(P("%s/c", self->root), pid));
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
+	EXPECT_EQ(-ENOSPC, cn_move(c, pid));
 	/* cpus alone are not enough. */
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", self->root), "1"));
-	EXPECT_EQ(-ENOSPC, cn_move(P("%s/c", self->root), pid));
+	ASSERT_EQ(0, cn_write_in(c, "cpuset.cpus", "1"));
+	EXPECT_EQ(-ENOSPC, cn_move(c, pid));
 	EXPECT_EQ(1, cn_has_task(self->root, pid));
 }
 
 TEST_F(cs, attach_sets_cpus_and_mems)
 {
 	pid_t pid = cn_env_sleeper(&self->env);
+	char c[CN_PATH_LEN], want[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, make_cs(self->root, "c", "1", "1"));
-	ASSERT_EQ(0, cn_move(P("%s/c", self->root), pid));
-	EXPECT_STREQ("1", affinity(pid));
-	EXPECT_STREQ("1", status_field(pid, "Cpus_allowed_list"));
-	EXPECT_STREQ("1", status_field(pid, "Mems_allowed_list"));
+	ASSERT_EQ(0, cn_move(c, pid));
+	EXPECT_STREQ("1", affinity(pid, got, sizeof(got)));
+	EXPECT_STREQ("1", status_field(pid, "Cpus_allowed_list", got,
+				       sizeof(got)));
+	EXPECT_STREQ("1", status_field(pid, "Mems_allowed_list", got,
+				       sizeof(got)));
 
 	/* Back to the top: every CPU and node again. */
 	ASSERT_EQ(0, cn_move(self->root, pid));
-	EXPECT_STREQ(S("/sys/devices/system/cpu/online"), affinity(pid));
-	EXPECT_STREQ(S("/sys/devices/system/node/online"),
-		     status_field(pid, "Mems_allowed_list"));
+	EXPECT_STREQ(cn_str(CPUS_ONLINE, want, sizeof(want)),
+		     affinity(pid, got, sizeof(got)));
+	EXPECT_STREQ(cn_str(NODES_ONLINE, want, sizeof(want)),
+		     status_field(pid, "Mems_allowed_list", got, sizeof(got)));
 }
 
 TEST_F(cs, changing_sets_updates_tasks)
 {
 	const char *r = self->root;
 	pid_t pid = cn_env_sleeper(&self->env);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
+	cn_path(c, sizeof(c), r, "c");
 	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
-	ASSERT_EQ(0, cn_move(P("%s/c", r), pid));
-	ASSERT_STREQ("1", affinity(pid));
+	ASSERT_EQ(0, cn_move(c, pid));
+	ASSERT_STREQ("1", affinity(pid, got, sizeof(got)));
 
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", r), "2-3"));
-	EXPECT_STREQ("2-3", affinity(pid));
-	EXPECT_STREQ("2-3", S(P("%s/c/cpuset.effective_cpus", r)));
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), "0-1"));
-	EXPECT_STREQ("0-1", status_field(pid, "Mems_allowed_list"));
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), "1"));
-	EXPECT_STREQ("1", status_field(pid, "Mems_allowed_list"));
-	EXPECT_STREQ("1", S(P("%s/c/cpuset.effective_mems", r)));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.cpus", "2-3"));
+	EXPECT_STREQ("2-3", affinity(pid, got, sizeof(got)));
+	EXPECT_STREQ("2-3", cn_read_str_in(r, "c/cpuset.effective_cpus", val,
+					   sizeof(val)));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.mems", "0-1"));
+	EXPECT_STREQ("0-1", status_field(pid, "Mems_allowed_list", got,
+					 sizeof(got)));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.mems", "1"));
+	EXPECT_STREQ("1", status_field(pid, "Mems_allowed_list", got,
+				       sizeof(got)));
+	EXPECT_STREQ("1", cn_read_str_in(r, "c/cpuset.effective_mems", val,
+					 sizeof(val)));
 }
 
 TEST_F(cs, lists_read_back_canonical)
 {
 	const char *r = self->root;
+	char val[CN_PATH_LEN];
 
 	ASSERT_EQ(0, make_cs(r, "c", "3,1,2", "1,0"));
-	EXPECT_STREQ("1-3", S(P("%s/c/cpuset.cpus", r)));
-	EXPECT_STREQ("0-1", S(P("%s/c/cpuset.mems", r)));
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", r), "0,2-3\n"));
-	EXPECT_STREQ("0,2-3", S(P("%s/c/cpuset.cpus", r)));
+	EXPECT_STREQ("1-3", cn_read_str_in(r, "c/cpuset.cpus", val,
+					   sizeof(val)));
+	EXPECT_STREQ("0-1", cn_read_str_in(r, "c/cpuset.mems", val,
+					   sizeof(val)));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.cpus", "0,2-3\n"));
+	EXPECT_STREQ("0,2-3", cn_read_str_in(r, "c/cpuset.cpus", val,
+					     sizeof(val)));
 	/* Empty is a valid value for a container without tasks. */
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.cpus", r), "\n"));
-	EXPECT_STREQ("", S(P("%s/c/cpuset.cpus", r)));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.cpus", "\n"));
+	EXPECT_STREQ("", cn_read_str_in(r, "c/cpuset.cpus", val, sizeof(val)));
 }
 
 /* A forked child of a task in a cpuset is in it too, with its sets. */
@@ -286,12 +329,12 @@ static int fork_in(const char *cont)
 	if (child < 0)
 		return 11;
 	if (!child) {
-		char want[256];
+		char path[CN_PATH_LEN], want[256], got[256];
 
-		if (cn_read_str(cn_fmt("%s/cpuset.effective_cpus", cont),
-				want, sizeof(want)))
+		cn_path(path, sizeof(path), cont, "cpuset.effective_cpus");
+		if (cn_read_str(path, want, sizeof(want)))
 			_exit(12);
-		if (strcmp(want, affinity(0)))
+		if (strcmp(want, affinity(0, got, sizeof(got))))
 			_exit(13);
 		_exit(cn_has_task(cont, getpid()) == 1 ? 0 : 14);
 	}
@@ -302,14 +345,16 @@ static int fork_in(const char *cont)
 
 TEST_F(cs, fork_inherits)
 {
+	char c[CN_PATH_LEN];
 	pid_t pid;
 	int status;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, make_cs(self->root, "c", "2", "0"));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid)
-		_exit(fork_in(P("%s/c", self->root)));
+		_exit(fork_in(c));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
@@ -319,6 +364,7 @@ TEST_F(cs, fork_inherits)
 static int setaffinity_in(const char *cont)
 {
 	cpu_set_t set;
+	char got[CN_PATH_LEN];
 
 	if (cn_move_self(cont))
 		return 10;
@@ -327,14 +373,14 @@ static int setaffinity_in(const char *cont)
 	CPU_SET(1, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		return 11;
-	if (strcmp(affinity(0), "1"))
+	if (strcmp(affinity(0, got, sizeof(got)), "1"))
 		return 12;
 	/* Nothing in common with the cpuset: refused. */
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	if (!sched_setaffinity(0, sizeof(set), &set) || errno != EINVAL)
 		return 13;
-	if (strcmp(affinity(0), "1"))
+	if (strcmp(affinity(0, got, sizeof(got)), "1"))
 		return 14;
 	return 0;
 }
@@ -387,43 +433,46 @@ static int pages_off_node(const char *cont, int node)
 TEST_F(cs, mems_confine_allocations)
 {
 	const char *r = self->root;
+	char c[CN_PATH_LEN], node[16];
 	int local, other;
-	char c[256];
 
-	snprintf(c, sizeof(c), "%s/c", r);
+	cn_path(c, sizeof(c), r, "c");
 	ASSERT_EQ(0, make_cs(r, "c", "0", "0-1"));
 	local = pages_off_node(c, 0) ? 1 : 0;
 	ASSERT_EQ(0, pages_off_node(c, local));
 	other = !local;
 
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), P("%d", other)));
+	snprintf(node, sizeof(node), "%d", other);
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.mems", node));
 	EXPECT_EQ(0, pages_off_node(c, other));
 
 	/* Every node: the allocations go where they went at first. */
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), "0-1"));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.mems", "0-1"));
 	EXPECT_EQ(0, pages_off_node(c, local));
 
-	ASSERT_EQ(0, cn_write(P("%s/c/cpuset.mems", r), P("%d", other)));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.mems", node));
 	EXPECT_EQ(0, pages_off_node(c, other));
 
 	/* A sibling with every node and one with some come and go. */
 	ASSERT_EQ(0, make_cs(r, "d", "0-3", "0-1"));
-	ASSERT_EQ(0, make_cs(r, "e", "0", P("%d", other)));
-	ASSERT_EQ(0, cn_rmdir(P("%s/d", r)));
-	ASSERT_EQ(0, cn_rmdir(P("%s/e", r)));
+	ASSERT_EQ(0, make_cs(r, "e", "0", node));
+	ASSERT_EQ(0, cn_rmdir_in(r, "d"));
+	ASSERT_EQ(0, cn_rmdir_in(r, "e"));
 	EXPECT_EQ(0, pages_off_node(c, other));
 }
 
 TEST_F(cs, setaffinity_cannot_leave_cpuset)
 {
+	char c[CN_PATH_LEN];
 	pid_t pid;
 	int status;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, make_cs(self->root, "c", "1-2", "0"));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid)
-		_exit(setaffinity_in(P("%s/c", self->root)));
+		_exit(setaffinity_in(c));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
@@ -439,6 +488,7 @@ static int affinity_inherited_in(const char *cont)
 	cpu_set_t set;
 	pid_t child;
 	int status;
+	char got[CN_PATH_LEN];
 
 	if (cn_move_self(cont))
 		return 10;
@@ -450,21 +500,21 @@ static int affinity_inherited_in(const char *cont)
 	if (child < 0)
 		return 12;
 	if (!child)
-		_exit(strcmp(affinity(0), "2") ? 1 : 0);
+		_exit(strcmp(affinity(0, got, sizeof(got)), "2") ? 1 : 0);
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
 		return 13;
 	if (WEXITSTATUS(status))
 		return 14;
 	/* The cpuset shrinks to CPU 1: the task and its next child follow. */
-	if (cn_write(cn_fmt("%s/cpuset.cpus", cont), "1"))
+	if (cn_write_in(cont, "cpuset.cpus", "1"))
 		return 15;
-	if (strcmp(affinity(0), "1"))
+	if (strcmp(affinity(0, got, sizeof(got)), "1"))
 		return 16;
 	child = fork();
 	if (child < 0)
 		return 17;
 	if (!child)
-		_exit(strcmp(affinity(0), "1") ? 1 : 0);
+		_exit(strcmp(affinity(0, got, sizeof(got)), "1") ? 1 : 0);
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
 		return 18;
 	return WEXITSTATUS(status) ? 19 : 0;
@@ -472,14 +522,16 @@ static int affinity_inherited_in(const char *cont)
 
 TEST_F(cs, fork_inherits_affinity_subset)
 {
+	char c[CN_PATH_LEN];
 	pid_t pid;
 	int status;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, make_cs(self->root, "c", "1-2", "0"));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid)
-		_exit(affinity_inherited_in(P("%s/c", self->root)));
+		_exit(affinity_inherited_in(c));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
@@ -488,81 +540,92 @@ TEST_F(cs, fork_inherits_affinity_subset)
 TEST_F(cs, child_outside_parent_eacces)
 {
 	const char *r = self->root;
+	char val[CN_PATH_LEN];
 
 	ASSERT_EQ(0, make_cs(r, "p", "1-2", "0"));
-	ASSERT_EQ(0, cn_mkdir(P("%s/p/c", r)));
-	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.cpus", r), "3"));
-	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.cpus", r), "2-3"));
-	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.mems", r), "1"));
-	EXPECT_STREQ("", S(P("%s/p/c/cpuset.cpus", r)));
-	EXPECT_EQ(0, cn_write(P("%s/p/c/cpuset.cpus", r), "2"));
-	EXPECT_EQ(0, cn_write(P("%s/p/c/cpuset.mems", r), "0"));
-	EXPECT_STREQ("2", S(P("%s/p/c/cpuset.cpus", r)));
+	ASSERT_EQ(0, cn_mkdir_in(r, "p/c"));
+	EXPECT_EQ(-EACCES, cn_write_in(r, "p/c/cpuset.cpus", "3"));
+	EXPECT_EQ(-EACCES, cn_write_in(r, "p/c/cpuset.cpus", "2-3"));
+	EXPECT_EQ(-EACCES, cn_write_in(r, "p/c/cpuset.mems", "1"));
+	EXPECT_STREQ("", cn_read_str_in(r, "p/c/cpuset.cpus", val,
+					sizeof(val)));
+	EXPECT_EQ(0, cn_write_in(r, "p/c/cpuset.cpus", "2"));
+	EXPECT_EQ(0, cn_write_in(r, "p/c/cpuset.mems", "0"));
+	EXPECT_STREQ("2", cn_read_str_in(r, "p/c/cpuset.cpus", val,
+					 sizeof(val)));
 	/* An exclusive child needs an exclusive parent. */
-	EXPECT_EQ(-EACCES, cn_write(P("%s/p/c/cpuset.cpu_exclusive", r), "1"));
-	EXPECT_EQ(0, L(P("%s/p/c/cpuset.cpu_exclusive", r)));
+	EXPECT_EQ(-EACCES, cn_write_in(r, "p/c/cpuset.cpu_exclusive", "1"));
+	EXPECT_EQ(0, cn_read_long_in(r, "p/c/cpuset.cpu_exclusive"));
 }
 
 TEST_F(cs, parent_shrink_below_child_ebusy)
 {
 	const char *r = self->root;
+	char val[CN_PATH_LEN];
 
 	ASSERT_EQ(0, make_cs(r, "p", "1-2", "0-1"));
 	ASSERT_EQ(0, make_cs(r, "p/c", "2", "1"));
-	EXPECT_EQ(-EBUSY, cn_write(P("%s/p/cpuset.cpus", r), "1"));
-	EXPECT_EQ(-EBUSY, cn_write(P("%s/p/cpuset.mems", r), "0"));
-	EXPECT_STREQ("1-2", S(P("%s/p/cpuset.cpus", r)));
-	EXPECT_STREQ("0-1", S(P("%s/p/cpuset.mems", r)));
+	EXPECT_EQ(-EBUSY, cn_write_in(r, "p/cpuset.cpus", "1"));
+	EXPECT_EQ(-EBUSY, cn_write_in(r, "p/cpuset.mems", "0"));
+	EXPECT_STREQ("1-2", cn_read_str_in(r, "p/cpuset.cpus", val,
+					   sizeof(val)));
+	EXPECT_STREQ("0-1", cn_read_str_in(r, "p/cpuset.mems", val,
+					   sizeof(val)));
 	/* Growing is fine, and so is shrinking around the child. */
-	EXPECT_EQ(0, cn_write(P("%s/p/cpuset.cpus", r), "1-3"));
-	EXPECT_EQ(0, cn_write(P("%s/p/cpuset.cpus", r), "2-3"));
+	EXPECT_EQ(0, cn_write_in(r, "p/cpuset.cpus", "1-3"));
+	EXPECT_EQ(0, cn_write_in(r, "p/cpuset.cpus", "2-3"));
 	/* A parent cannot drop exclusivity an exclusive child relies on. */
-	ASSERT_EQ(0, cn_write(P("%s/p/cpuset.cpu_exclusive", r), "1"));
-	ASSERT_EQ(0, cn_write(P("%s/p/c/cpuset.cpu_exclusive", r), "1"));
-	EXPECT_EQ(-EBUSY, cn_write(P("%s/p/cpuset.cpu_exclusive", r), "0"));
-	EXPECT_EQ(1, L(P("%s/p/cpuset.cpu_exclusive", r)));
+	ASSERT_EQ(0, cn_write_in(r, "p/cpuset.cpu_exclusive", "1"));
+	ASSERT_EQ(0, cn_write_in(r, "p/c/cpuset.cpu_exclusive", "1"));
+	EXPECT_EQ(-EBUSY, cn_write_in(r, "p/cpuset.cpu_exclusive", "0"));
+	EXPECT_EQ(1, cn_read_long_in(r, "p/cpuset.cpu_exclusive"));
 }
 
 TEST_F(cs, exclusive_siblings_overlap_einval)
 {
 	const char *r = self->root;
+	char val[CN_PATH_LEN];
 
 	ASSERT_EQ(0, make_cs(r, "a", "0-1", "0"));
 	ASSERT_EQ(0, make_cs(r, "b", "1-2", "0"));
 	/* Overlap is fine while neither is exclusive... */
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/a/cpuset.cpu_exclusive", r), "1"));
-	EXPECT_EQ(0, L(P("%s/a/cpuset.cpu_exclusive", r)));
-	ASSERT_EQ(0, cn_write(P("%s/b/cpuset.cpus", r), "2-3"));
-	ASSERT_EQ(0, cn_write(P("%s/a/cpuset.cpu_exclusive", r), "1"));
-	EXPECT_EQ(1, L(P("%s/a/cpuset.cpu_exclusive", r)));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "a/cpuset.cpu_exclusive", "1"));
+	EXPECT_EQ(0, cn_read_long_in(r, "a/cpuset.cpu_exclusive"));
+	ASSERT_EQ(0, cn_write_in(r, "b/cpuset.cpus", "2-3"));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.cpu_exclusive", "1"));
+	EXPECT_EQ(1, cn_read_long_in(r, "a/cpuset.cpu_exclusive"));
 	/* ...and refused once one is. */
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/b/cpuset.cpus", r), "1-3"));
-	EXPECT_STREQ("2-3", S(P("%s/b/cpuset.cpus", r)));
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/a/cpuset.cpus", r), "0-2"));
-	EXPECT_STREQ("0-1", S(P("%s/a/cpuset.cpus", r)));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "b/cpuset.cpus", "1-3"));
+	EXPECT_STREQ("2-3", cn_read_str_in(r, "b/cpuset.cpus", val,
+					   sizeof(val)));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "a/cpuset.cpus", "0-2"));
+	EXPECT_STREQ("0-1", cn_read_str_in(r, "a/cpuset.cpus", val,
+					   sizeof(val)));
 
 	/* The same for memory nodes. */
-	ASSERT_EQ(0, cn_write(P("%s/a/cpuset.mem_exclusive", r), "0"));
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/a/cpuset.mem_exclusive", r), "1"));
-	ASSERT_EQ(0, cn_write(P("%s/b/cpuset.mems", r), "1"));
-	EXPECT_EQ(0, cn_write(P("%s/a/cpuset.mem_exclusive", r), "1"));
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/b/cpuset.mems", r), "0-1"));
-	EXPECT_STREQ("1", S(P("%s/b/cpuset.mems", r)));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.mem_exclusive", "0"));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "a/cpuset.mem_exclusive", "1"));
+	ASSERT_EQ(0, cn_write_in(r, "b/cpuset.mems", "1"));
+	EXPECT_EQ(0, cn_write_in(r, "a/cpuset.mem_exclusive", "1"));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "b/cpuset.mems", "0-1"));
+	EXPECT_STREQ("1", cn_read_str_in(r, "b/cpuset.mems", val, sizeof(val)));
 }
 
 TEST_F(cs, emptying_with_tasks_enospc)
 {
 	const char *r = self->root;
 	pid_t pid = cn_env_sleeper(&self->env);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
+	cn_path(c, sizeof(c), r, "c");
 	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
-	ASSERT_EQ(0, cn_move(P("%s/c", r), pid));
-	EXPECT_EQ(-ENOSPC, cn_write(P("%s/c/cpuset.cpus", r), ""));
-	EXPECT_EQ(-ENOSPC, cn_write(P("%s/c/cpuset.mems", r), "\n"));
-	EXPECT_STREQ("1", S(P("%s/c/cpuset.cpus", r)));
-	EXPECT_STREQ("0", S(P("%s/c/cpuset.mems", r)));
-	EXPECT_STREQ("1", affinity(pid));
+	ASSERT_EQ(0, cn_move(c, pid));
+	EXPECT_EQ(-ENOSPC, cn_write_in(r, "c/cpuset.cpus", ""));
+	EXPECT_EQ(-ENOSPC, cn_write_in(r, "c/cpuset.mems", "\n"));
+	EXPECT_STREQ("1", cn_read_str_in(r, "c/cpuset.cpus", val, sizeof(val)));
+	EXPECT_STREQ("0", cn_read_str_in(r, "c/cpuset.mems", val, sizeof(val)));
+	EXPECT_STREQ("1", affinity(pid, got, sizeof(got)));
 }
 
 TEST_F(cs, bad_values_einval)
@@ -573,58 +636,66 @@ TEST_F(cs, bad_values_einval)
 	static const char * const bad_mems[] = { "7", "x", "0-9", "-1" };
 	static const char * const bad_flags[] = { "-1", "x", "1x", "" };
 	const char *r = self->root;
+	char cpu[16], val[CN_PATH_LEN];
 	unsigned int i;
-	char cpu[16];
 
 	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
 	for (i = 0; i < ARRAY_SIZE(bad_cpus); i++) {
-		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r),
-					    bad_cpus[i]))
+		EXPECT_EQ(-EINVAL, cn_write_in(r, "c/cpuset.cpus",
+					       bad_cpus[i]))
 			TH_LOG("cpus '%s'", bad_cpus[i]);
 	}
 	/* A CPU that exists in the mask but is not online. */
 	snprintf(cpu, sizeof(cpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r), cpu));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "c/cpuset.cpus", cpu));
 	for (i = 0; i < ARRAY_SIZE(bad_mems); i++) {
-		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.mems", r),
-					    bad_mems[i]))
+		EXPECT_EQ(-EINVAL, cn_write_in(r, "c/cpuset.mems",
+					       bad_mems[i]))
 			TH_LOG("mems '%s'", bad_mems[i]);
 	}
 	for (i = 0; i < ARRAY_SIZE(bad_flags); i++) {
-		EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpu_exclusive", r),
-					    bad_flags[i]))
+		EXPECT_EQ(-EINVAL, cn_write_in(r, "c/cpuset.cpu_exclusive",
+					       bad_flags[i]))
 			TH_LOG("cpu_exclusive '%s'", bad_flags[i]);
 	}
-	EXPECT_STREQ("1", S(P("%s/c/cpuset.cpus", r)));
-	EXPECT_STREQ("0", S(P("%s/c/cpuset.mems", r)));
-	EXPECT_EQ(0, L(P("%s/c/cpuset.cpu_exclusive", r)));
+	EXPECT_STREQ("1", cn_read_str_in(r, "c/cpuset.cpus", val, sizeof(val)));
+	EXPECT_STREQ("0", cn_read_str_in(r, "c/cpuset.mems", val, sizeof(val)));
+	EXPECT_EQ(0, cn_read_long_in(r, "c/cpuset.cpu_exclusive"));
 	/* As in cgroup v1, any other number sets a flag and reads back 1. */
-	EXPECT_EQ(0, cn_write(P("%s/c/cpuset.mem_exclusive", r), "2"));
-	EXPECT_STREQ("1", S(P("%s/c/cpuset.mem_exclusive", r)));
-	EXPECT_EQ(0, cn_write(P("%s/c/cpuset.mem_exclusive", r), "0x10"));
-	EXPECT_STREQ("1", S(P("%s/c/cpuset.mem_exclusive", r)));
-	EXPECT_EQ(0, cn_write(P("%s/c/cpuset.mem_exclusive", r), "0"));
-	EXPECT_STREQ("0", S(P("%s/c/cpuset.mem_exclusive", r)));
+	EXPECT_EQ(0, cn_write_in(r, "c/cpuset.mem_exclusive", "2"));
+	EXPECT_STREQ("1", cn_read_str_in(r, "c/cpuset.mem_exclusive", val,
+					 sizeof(val)));
+	EXPECT_EQ(0, cn_write_in(r, "c/cpuset.mem_exclusive", "0x10"));
+	EXPECT_STREQ("1", cn_read_str_in(r, "c/cpuset.mem_exclusive", val,
+					 sizeof(val)));
+	EXPECT_EQ(0, cn_write_in(r, "c/cpuset.mem_exclusive", "0"));
+	EXPECT_STREQ("0", cn_read_str_in(r, "c/cpuset.mem_exclusive", val,
+					 sizeof(val)));
 }
 
 TEST_F(cs, top_cpuset_sets_read_only)
 {
 	char before[256];
+	char val[CN_PATH_LEN];
 
-	snprintf(before, sizeof(before), "%s", S(P("%s/cpuset.cpus", self->root)));
-	EXPECT_EQ(-EACCES, cn_write(P("%s/cpuset.cpus", self->root), "0"));
-	EXPECT_EQ(-EACCES, cn_write(P("%s/cpuset.mems", self->root), "0"));
-	EXPECT_STREQ(before, S(P("%s/cpuset.cpus", self->root)));
+	cn_read_str_in(self->root, "cpuset.cpus", before, sizeof(before));
+	EXPECT_EQ(-EACCES, cn_write_in(self->root, "cpuset.cpus", "0"));
+	EXPECT_EQ(-EACCES, cn_write_in(self->root, "cpuset.mems", "0"));
+	EXPECT_STREQ(before, cn_read_str_in(self->root, "cpuset.cpus", val,
+					    sizeof(val)));
 }
 
 TEST_F(cs, effective_within_parent)
 {
 	const char *r = self->root;
+	char val[CN_PATH_LEN];
 
 	ASSERT_EQ(0, make_cs(r, "p", "1-3", "0-1"));
 	ASSERT_EQ(0, make_cs(r, "p/c", "2-3", "1"));
-	EXPECT_STREQ("2-3", S(P("%s/p/c/cpuset.effective_cpus", r)));
-	EXPECT_STREQ("1", S(P("%s/p/c/cpuset.effective_mems", r)));
+	EXPECT_STREQ("2-3", cn_read_str_in(r, "p/c/cpuset.effective_cpus", val,
+					   sizeof(val)));
+	EXPECT_STREQ("1", cn_read_str_in(r, "p/c/cpuset.effective_mems", val,
+					 sizeof(val)));
 }
 
 /* Poll until @pid is in container @cont, for at most @ms. */
@@ -640,12 +711,14 @@ static bool wait_in(const char *cont, pid_t pid, long ms)
 	return true;
 }
 
-/* Poll until file @path reads @want, for at most @ms. */
-static bool wait_str(const char *path, const char *want, long ms)
+/* Poll until file @file of container @cont reads @want, for at most @ms. */
+static bool wait_str(const char *cont, const char *file, const char *want,
+		     long ms)
 {
 	long end = cn_now_ms() + ms;
+	char val[CN_PATH_LEN];
 
-	while (strcmp(S(path), want)) {
+	while (strcmp(cn_read_str_in(cont, file, val, sizeof(val)), want)) {
 		if (cn_now_ms() > end)
 			return false;
 		cn_sleep_ms(20);
@@ -657,49 +730,55 @@ TEST_F_TIMEOUT(cs, hotplug_shrinks_and_restores, 60)
 {
 	const char *r = self->root;
 	pid_t pid = cn_env_sleeper(&self->env);
+	char c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
+	cn_path(c, sizeof(c), r, "c");
 	ASSERT_EQ(0, make_cs(r, "c", "2-3", "0"));
-	ASSERT_EQ(0, cn_move(P("%s/c", r), pid));
-	ASSERT_STREQ("2-3", affinity(pid));
+	ASSERT_EQ(0, cn_move(c, pid));
+	ASSERT_STREQ("2-3", affinity(pid, got, sizeof(got)));
 
-	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "0"));
-	EXPECT_TRUE(wait_str(P("%s/c/cpuset.effective_cpus", r), "2", 5000));
+	ASSERT_EQ(0, set_online(3, "0"));
+	EXPECT_TRUE(wait_str(r, "c/cpuset.effective_cpus", "2", 5000));
 	/* The configured set stays; the task stays and loses the CPU. */
-	EXPECT_STREQ("2-3", S(P("%s/c/cpuset.cpus", r)));
-	EXPECT_STREQ("2", affinity(pid));
-	EXPECT_EQ(1, cn_has_task(P("%s/c", r), pid));
+	EXPECT_STREQ("2-3", cn_read_str_in(r, "c/cpuset.cpus", val,
+					   sizeof(val)));
+	EXPECT_STREQ("2", affinity(pid, got, sizeof(got)));
+	EXPECT_EQ(1, cn_has_task(c, pid));
 	/* An offline CPU cannot be configured. */
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/c/cpuset.cpus", r), "3"));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "c/cpuset.cpus", "3"));
 
-	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "1"));
-	EXPECT_TRUE(wait_str(P("%s/c/cpuset.effective_cpus", r), "2-3",
-			     5000));
-	EXPECT_STREQ("2-3", affinity(pid));
+	ASSERT_EQ(0, set_online(3, "1"));
+	EXPECT_TRUE(wait_str(r, "c/cpuset.effective_cpus", "2-3", 5000));
+	EXPECT_STREQ("2-3", affinity(pid, got, sizeof(got)));
 }
 
 TEST_F_TIMEOUT(cs, hotplug_empty_container_moves_tasks_up, 60)
 {
 	const char *r = self->root;
 	pid_t pid = cn_env_sleeper(&self->env);
+	char p[CN_PATH_LEN], c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
+	cn_path(p, sizeof(p), r, "p");
+	cn_path(c, sizeof(c), r, "p/c");
 	ASSERT_EQ(0, make_cs(r, "p", "2-3", "0"));
 	ASSERT_EQ(0, make_cs(r, "p/c", "3", "0"));
-	ASSERT_EQ(0, cn_move(P("%s/p/c", r), pid));
-	ASSERT_STREQ("3", affinity(pid));
+	ASSERT_EQ(0, cn_move(c, pid));
+	ASSERT_STREQ("3", affinity(pid, got, sizeof(got)));
 
-	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "0"));
+	ASSERT_EQ(0, set_online(3, "0"));
 	/* Moved to the nearest ancestor with CPUs: p, not the top. */
-	EXPECT_TRUE(wait_in(P("%s/p", r), pid, 5000));
-	EXPECT_EQ(0, cn_has_task(P("%s/p/c", r), pid));
-	EXPECT_STREQ("2", affinity(pid));
-	EXPECT_STREQ("", S(P("%s/p/c/cpuset.effective_cpus", r)));
+	EXPECT_TRUE(wait_in(p, pid, 5000));
+	EXPECT_EQ(0, cn_has_task(c, pid));
+	EXPECT_STREQ("2", affinity(pid, got, sizeof(got)));
+	EXPECT_STREQ("", cn_read_str_in(r, "p/c/cpuset.effective_cpus", val,
+					sizeof(val)));
 
-	ASSERT_EQ(0, cn_write(CPU_ONLINE(3), "1"));
-	EXPECT_TRUE(wait_str(P("%s/p/c/cpuset.effective_cpus", r), "3", 5000));
-	EXPECT_TRUE(wait_str(P("%s/p/cpuset.effective_cpus", r), "2-3", 5000));
-	EXPECT_STREQ("2-3", affinity(pid));
+	ASSERT_EQ(0, set_online(3, "1"));
+	EXPECT_TRUE(wait_str(r, "p/c/cpuset.effective_cpus", "3", 5000));
+	EXPECT_TRUE(wait_str(r, "p/cpuset.effective_cpus", "2-3", 5000));
+	EXPECT_STREQ("2-3", affinity(pid, got, sizeof(got)));
 }
 
 TEST_HARNESS_MAIN

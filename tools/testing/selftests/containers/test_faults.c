@@ -32,10 +32,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-#define L cn_long
-#define S cn_str
-
 #define DBG		"/sys/kernel/debug"
 /* Give up on an operation that still fails after this many points. */
 #define MAX_NTH		400
@@ -116,7 +112,7 @@ FIXTURE(faults) {
 	struct cn_env env;
 	char *a;	/* cpuset,memory,pids */
 	char *b;	/* cpuacct,debug */
-	char *c;	/* a container of A, with CPUs and nodes */
+	char c[CN_PATH_LEN];	/* a container of A, with CPUs and nodes */
 };
 
 static bool have_fault_injection(void)
@@ -125,6 +121,15 @@ static bool have_fault_injection(void)
 	return access("/proc/self/fail-nth", W_OK) == 0 &&
 	       access(DBG "/failslab/ignore-gfp-wait", W_OK) == 0 &&
 	       access(DBG "/fail_page_alloc/min-order", W_OK) == 0;
+}
+
+/* Copy the value of @file from container @from to container @to. */
+static int copy_value(const char *to, const char *from, const char *file)
+{
+	char val[CN_PATH_LEN];
+
+	return cn_write_in(to, file,
+			   cn_read_str_in(from, file, val, sizeof(val)));
 }
 
 FIXTURE_SETUP(faults)
@@ -143,12 +148,10 @@ FIXTURE_SETUP(faults)
 					&self->a));
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "cpuacct,debug",
 					&self->b));
-	self->c = strdup(P("%s/c", self->a));
+	cn_path(self->c, sizeof(self->c), self->a, "c");
 	ASSERT_EQ(0, cn_mkdir(self->c));
-	ASSERT_EQ(0, cn_write(P("%s/cpuset.cpus", self->c),
-			      S(P("%s/cpuset.cpus", self->a))));
-	ASSERT_EQ(0, cn_write(P("%s/cpuset.mems", self->c),
-			      S(P("%s/cpuset.mems", self->a))));
+	ASSERT_EQ(0, copy_value(self->c, self->a, "cpuset.cpus"));
+	ASSERT_EQ(0, copy_value(self->c, self->a, "cpuset.mems"));
 }
 
 FIXTURE_TEARDOWN(faults)
@@ -159,7 +162,6 @@ FIXTURE_TEARDOWN(faults)
 	for (i = 0; i < NR_KNOBS; i++)
 		if (saved[i][0])
 			cn_write(knobs[i][0], saved[i]);
-	free(self->c);
 }
 
 /* The number of containers of the hierarchy @subsys is bound to. */
@@ -263,29 +265,27 @@ static int verify_mkdir(void *arg, const struct attempt *a)
 
 TEST_F_TIMEOUT(faults, mkdir_either_works_or_leaves_nothing, 600)
 {
-	struct mkdir_arg m;
+	char path[CN_PATH_LEN];
+	struct mkdir_arg m = { .path = path };
 	struct run r;
 
-	m.path = strdup(P("%s/new", self->a));
+	cn_path(path, sizeof(path), self->a, "new");
 	m.subsys = "memory";
 	m.before = nr_containers("memory");
 	run_op(_metadata, "mkdir (cpuset,memory,pids)", op_mkdir, &m,
 	       verify_mkdir, 0, &r);
 	EXPECT_LT(0, r.failed);
-	free((void *)m.path);
 
-	m.path = strdup(P("%s/c/new", self->a));
+	cn_path(path, sizeof(path), self->a, "c/new");
 	m.before = nr_containers("memory");
 	run_op(_metadata, "mkdir nested", op_mkdir, &m, verify_mkdir, 0, &r);
-	free((void *)m.path);
 
-	m.path = strdup(P("%s/new", self->b));
+	cn_path(path, sizeof(path), self->b, "new");
 	m.subsys = "cpuacct";
 	m.before = nr_containers("cpuacct");
 	run_op(_metadata, "mkdir (cpuacct,debug)", op_mkdir, &m,
 	       verify_mkdir, 0, &r);
 	EXPECT_LT(0, r.failed);
-	free((void *)m.path);
 }
 
 /*
@@ -308,7 +308,7 @@ static int op_move(void *arg, int *check)
 
 	if (!check) {
 		snprintf(buf, sizeof(buf), "%d", getpid());
-		moved = cn_write(cn_fmt("%s/%s", m->to, m->file), buf);
+		moved = cn_write_in(m->to, m->file, buf);
 		return -moved;
 	}
 	in_to = cn_has_task(m->to, getpid());
@@ -325,17 +325,17 @@ static int op_move(void *arg, int *check)
 TEST_F_TIMEOUT(faults, move_either_works_or_stays, 600)
 {
 	struct move_arg m = { .root = self->a, .to = self->c, .file = "tasks" };
+	char to[CN_PATH_LEN];
 	struct run r;
 
 	run_op(_metadata, "move (tasks)", op_move, &m, NULL, 0, &r);
 	m.file = "container.procs";
 	run_op(_metadata, "move (container.procs)", op_move, &m, NULL, 0, &r);
 	m.root = self->b;
-	m.to = strdup(P("%s/m", self->b));
+	m.to = cn_path(to, sizeof(to), self->b, "m");
 	ASSERT_EQ(0, cn_mkdir(m.to));
 	m.file = "tasks";
 	run_op(_metadata, "move (cpuacct,debug)", op_move, &m, NULL, 0, &r);
-	free((void *)m.to);
 }
 
 /*
@@ -350,7 +350,7 @@ static int op_fork(void *arg, int *check)
 
 	if (check) {
 		/* Left in the container: run_op()'s process and this one. */
-		if (cn_long(cn_fmt("%s/pids.current", c)) != 2)
+		if (cn_read_long_in(c, "pids.current") != 2)
 			*check = 1;
 		return 0;
 	}
@@ -365,17 +365,16 @@ static int op_fork(void *arg, int *check)
 
 TEST_F_TIMEOUT(faults, fork_either_works_or_uncharges, 600)
 {
-	char *c = strdup(P("%s/f", self->c));
+	char c[CN_PATH_LEN];
 	struct run r;
 	pid_t pid;
 	int status;
 
+	cn_path(c, sizeof(c), self->c, "f");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/cpuset.cpus", c),
-			      S(P("%s/cpuset.cpus", self->c))));
-	ASSERT_EQ(0, cn_write(P("%s/cpuset.mems", c),
-			      S(P("%s/cpuset.mems", self->c))));
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", c), "10"));
+	ASSERT_EQ(0, copy_value(c, self->c, "cpuset.cpus"));
+	ASSERT_EQ(0, copy_value(c, self->c, "cpuset.mems"));
+	ASSERT_EQ(0, cn_write_in(c, "pids.max", "10"));
 	/*
 	 * The attempts run in a child that is already in the container:
 	 * fork one to run run_op() there and report through its status.
@@ -392,9 +391,8 @@ TEST_F_TIMEOUT(faults, fork_either_works_or_uncharges, 600)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(0, L(P("%s/pids.current", c)));
-	EXPECT_EQ(0, L(P("%s/pids.current", self->c)));
-	free(c);
+	EXPECT_EQ(0, cn_read_long_in(c, "pids.current"));
+	EXPECT_EQ(0, cn_read_long_in(self->c, "pids.current"));
 }
 
 /*
@@ -418,9 +416,12 @@ static int op_mount(void *arg, int *check)
 
 static bool mounted_at(const char *dir)
 {
-	char *all = cn_read_all("/proc/mounts", 4096);
-	bool found = all && strstr(all, cn_fmt(" %s ", dir));
+	char field[CN_PATH_LEN], *all;
+	bool found;
 
+	snprintf(field, sizeof(field), " %s ", dir);
+	all = cn_read_all("/proc/mounts", 4096);
+	found = all && strstr(all, field);
 	free(all);
 	return found;
 }
@@ -478,9 +479,10 @@ static int op_write(void *arg, int *check)
 static int verify_write(void *arg, const struct attempt *a)
 {
 	struct write_arg *w = arg;
-	const char *now = cn_str(w->file);
+	char now[CN_PATH_LEN];
 	int bad = 0;
 
+	cn_str(w->file, now, sizeof(now));
 	if (strcmp(now, a->ret ? w->other : w->value))
 		bad = 1;
 	if (!a->ret && cn_write(w->file, w->other))
@@ -497,18 +499,16 @@ TEST_F_TIMEOUT(faults, writes_either_work_or_change_nothing, 600)
 		{ "memory.soft_limit_in_bytes", "33554432", NULL },
 		{ "pids.max", "50", NULL },
 	};
+	char file[CN_PATH_LEN], other[CN_PATH_LEN];
 	unsigned int i;
 	struct run r;
 
 	for (i = 0; i < ARRAY_SIZE(w); i++) {
-		char *file = strdup(P("%s/%s", self->c, w[i].file));
-
-		w[i].other = strdup(S(file));
+		cn_path(file, sizeof(file), self->c, w[i].file);
+		w[i].other = cn_str(file, other, sizeof(other));
 		w[i].file = file;
 		run_op(_metadata, w[i].file + strlen(self->a) + 1, op_write,
 		       &w[i], verify_write, 0, &r);
-		free((void *)w[i].other);
-		free(file);
 	}
 }
 
@@ -526,16 +526,16 @@ static int op_read(void *arg, int *check)
 
 TEST_F_TIMEOUT(faults, reads_either_work_or_enomem, 600)
 {
-	char *tasks = strdup(P("%s/tasks", self->c));
+	char tasks[CN_PATH_LEN];
 	struct run r;
 
+	cn_path(tasks, sizeof(tasks), self->c, "tasks");
 	/* procfs answers ENOENT when it cannot allocate a pid's inode. */
 	run_op(_metadata, "read /proc/self/container", op_read,
 	       "/proc/self/container", NULL, ENOENT, &r);
 	run_op(_metadata, "read /proc/containers", op_read,
 	       "/proc/containers", NULL, 0, &r);
 	run_op(_metadata, "read tasks", op_read, tasks, NULL, 0, &r);
-	free(tasks);
 }
 
 /* rmdir: a failure leaves the container, a success removes it. */
@@ -559,12 +559,12 @@ static int verify_rmdir(void *arg, const struct attempt *a)
 
 TEST_F_TIMEOUT(faults, rmdir_either_works_or_stays, 600)
 {
-	char *d = strdup(P("%s/r", self->a));
+	char d[CN_PATH_LEN];
 	struct run r;
 
+	cn_path(d, sizeof(d), self->a, "r");
 	ASSERT_EQ(0, cn_mkdir(d));
 	run_op(_metadata, "rmdir", op_rmdir, d, verify_rmdir, 0, &r);
-	free(d);
 }
 
 /* The names in directory @dir, sorted, one string ("" if unreadable). */
@@ -627,10 +627,10 @@ static int verify_remount(void *arg, const struct attempt *a)
 			bad = 1;
 		else if (cn_hier_id("cpuacct") == m->hid)
 			bad = 2;
-		else if (cn_mkdir(P("%s/x", m->dir)) || cn_rmdir(P("%s/x", m->dir)))
+		else if (cn_mkdir_in(m->dir, "x") || cn_rmdir_in(m->dir, "x"))
 			bad = 3;
 	} else if (cn_hier_id("cpuacct") != m->hid ||
-		   !cn_exists(P("%s/cpuacct.usage", m->dir))) {
+		   !cn_exists_in(m->dir, "cpuacct.usage")) {
 		bad = 4;
 	} else if (mount("none", m->dir, CN_FSTYPE, MS_REMOUNT, m->from)) {
 		bad = 5;
@@ -649,20 +649,21 @@ static int verify_remount(void *arg, const struct attempt *a)
 
 TEST_F_TIMEOUT(faults, remount_either_works_or_changes_nothing, 600)
 {
-	struct remount_arg m;
-	char name[32], *dir;
+	char name[32], from[CN_DIR_LEN], to[CN_DIR_LEN], opts[CN_DIR_LEN];
+	struct remount_arg m = { .from = from, .to = to };
+	char *dir;
 	struct run r;
 
 	/* The fixture's cpuacct,debug hierarchy goes; one without cpuacct. */
 	ASSERT_EQ(0, cn_env_umount(&self->env, self->b));
 	ASSERT_EQ(0, cn_wait_subsys_hier("cpuacct", 0, 3000));
 	snprintf(name, sizeof(name), "rmt%d", getpid());
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env, P("debug,name=%s", name),
-					&dir));
+	snprintf(from, sizeof(from), "debug,name=%s", name);
+	snprintf(to, sizeof(to), "debug,cpuacct,name=%s", name);
+	snprintf(opts, sizeof(opts), "name=%s", name);
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, from, &dir));
 	m.dir = dir;
-	m.from = strdup(P("debug,name=%s", name));
-	m.to = strdup(P("debug,cpuacct,name=%s", name));
-	m.hid = cn_hier_id(P("name=%s", name));
+	m.hid = cn_hier_id(opts);
 	m.before = listing(dir);
 	ASSERT_GT(m.hid, 0);
 	ASSERT_NE(NULL, strstr(m.before, "debug.taskcount"));
@@ -670,8 +671,6 @@ TEST_F_TIMEOUT(faults, remount_either_works_or_changes_nothing, 600)
 	       0, &r);
 	EXPECT_LT(0, r.failed);
 	free(m.before);
-	free((void *)m.from);
-	free((void *)m.to);
 }
 
 TEST_HARNESS_MAIN

@@ -86,8 +86,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-
 #define NR_WORKERS	8
 #define SECS_DEBUG	60
 #define SECS_DEFAULT	15
@@ -703,14 +701,14 @@ static const char *bad_name(struct worker *w, char *buf, size_t len)
 /* Give @cont its parent's effective CPUs and nodes, if cpuset is bound. */
 static void copy_cpuset(const char *parent, const char *cont)
 {
-	char val[256];
+	char path[CN_PATH_LEN], val[256];
 
-	if (!cn_read_str(P("%s/cpuset.effective_cpus", parent), val,
-			 sizeof(val)))
-		cn_writef(P("%s/cpuset.cpus", cont), "%s\n", val);
-	if (!cn_read_str(P("%s/cpuset.effective_mems", parent), val,
-			 sizeof(val)))
-		cn_writef(P("%s/cpuset.mems", cont), "%s\n", val);
+	cn_path(path, sizeof(path), parent, "cpuset.effective_cpus");
+	if (!cn_read_str(path, val, sizeof(val)))
+		cn_writef_in(cont, "cpuset.cpus", "%s\n", val);
+	cn_path(path, sizeof(path), parent, "cpuset.effective_mems");
+	if (!cn_read_str(path, val, sizeof(val)))
+		cn_writef_in(cont, "cpuset.mems", "%s\n", val);
 }
 
 static int op_mkdir(struct worker *w)
@@ -821,12 +819,12 @@ static void read_file(struct worker *w, const char *path)
 
 static void read_cont(struct worker *w, const char *cont, int depth)
 {
-	char names[48][NAME_LEN], sub[CN_PATH_LEN];
+	char names[48][NAME_LEN], path[CN_PATH_LEN], sub[CN_PATH_LEN];
 	int n, i;
 
 	n = list_dir(cont, false, names, 48);
 	for (i = 0; i < n; i++)
-		read_file(w, P("%s/%s", cont, names[i]));
+		read_file(w, cn_path(path, sizeof(path), cont, names[i]));
 	if (depth <= 0)
 		return;
 	n = list_dir(cont, true, names, 48);
@@ -839,7 +837,7 @@ static void read_cont(struct worker *w, const char *cont, int depth)
 
 static int op_read(struct worker *w)
 {
-	char cont[CN_PATH_LEN];
+	char cont[CN_PATH_LEN], path[64];
 	unsigned int r = rn(&w->rng, 10);
 	pid_t tgid, tid;
 
@@ -853,9 +851,13 @@ static int op_read(struct worker *w)
 	} else {
 		if (!pool_pick(w, &tgid, &tid))
 			return -ENOENT;
-		read_file(w, P("/proc/%d/container", tgid));
-		read_file(w, P("/proc/%d/task/%d/container", tgid, tid));
-		read_file(w, P("/proc/%d/container", tid));
+		snprintf(path, sizeof(path), "/proc/%d/container", tgid);
+		read_file(w, path);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/container", tgid,
+			 tid);
+		read_file(w, path);
+		snprintf(path, sizeof(path), "/proc/%d/container", tid);
+		read_file(w, path);
 	}
 	return 0;
 }
@@ -966,7 +968,7 @@ static int op_spawn(struct worker *w)
  */
 static int op_execrace(struct worker *w)
 {
-	char cont[CN_PATH_LEN];
+	char cont[CN_PATH_LEN], path[64];
 	long end = cn_now_ms() + 300;
 	int ret = -ESRCH, have = -1;
 	siginfo_t info;
@@ -983,8 +985,10 @@ static int op_execrace(struct worker *w)
 					 MAX_DEPTH);
 		if (have >= 0 && !cn_move_proc(cont, pid))
 			ret = 0;
-		if (!rn(&w->rng, 4))
-			read_file(w, P("/proc/%d/container", pid));
+		if (!rn(&w->rng, 4)) {
+			snprintf(path, sizeof(path), "/proc/%d/container", pid);
+			read_file(w, path);
+		}
 		/* Exited?  reap_kids() reaps it. */
 		info.si_pid = 0;
 		if (!waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) &&
@@ -1007,7 +1011,7 @@ static void setuid_kid(struct worker *w, const char *cont)
 	for (i = 0; i < n; i++) {
 		switch (rn(&w->rng, 8)) {
 		case 0:
-			cn_write(P("%s/tasks", cont), "0");
+			cn_write_in(cont, "tasks", "0");
 			break;
 		case 1:
 			cn_move_proc(cont, getpid());
@@ -1038,7 +1042,7 @@ static void setuid_kid(struct worker *w, const char *cont)
 			break;
 		case 5:
 			random_value(w, false, val, sizeof(val));
-			cn_write(P("%s/notify_on_release", cont), val);
+			cn_write_in(cont, "notify_on_release", val);
 			break;
 		case 6:
 			read_cont(w, cont, 1);
@@ -1056,16 +1060,17 @@ static int op_setuid(struct worker *w)
 	static const char * const files[] = {
 		"", "/tasks", "/container.procs", "/notify_on_release",
 	};
-	char cont[CN_PATH_LEN];
+	char cont[CN_PATH_LEN], path[CN_PATH_LEN + 32];
 	unsigned int i;
 	pid_t pid;
 
 	if (pick_cont(w, cont, sizeof(cont), true, MAX_DEPTH) < 0)
 		return -ENOENT;
-	for (i = 0; i < ARRAY_SIZE(files); i++)
-		if (rn(&w->rng, 8) && lchown(P("%s%s", cont, files[i]),
-					     CN_NOBODY, CN_NOBODY))
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s%s", cont, files[i]);
+		if (rn(&w->rng, 8) && lchown(path, CN_NOBODY, CN_NOBODY))
 			return -errno;
+	}
 	pid = spawn_kid(w, 3000, KID_PLAIN);
 	if (pid < 0)
 		return -errno;
@@ -1132,7 +1137,7 @@ static int memory_cont(struct worker *w, char *cont, size_t len)
 		ret = cn_mkdir(cont);
 		if (ret && ret != -EEXIST)
 			continue;
-		if (cn_exists(P("%s/memory.limit_in_bytes", cont))) {
+		if (cn_exists_in(cont, "memory.limit_in_bytes")) {
 			copy_cpuset(dirs[k], cont);
 			return 0;
 		}
@@ -1154,12 +1159,12 @@ static int op_memhog(struct worker *w, bool leader_exits)
 	ret = memory_cont(w, cont, sizeof(cont));
 	if (ret)
 		return ret;
-	ret = cn_writef(P("%s/memory.limit_in_bytes", cont), "%uM",
-			4 + rn(&w->rng, 29));
+	ret = cn_writef_in(cont, "memory.limit_in_bytes", "%uM",
+			   4 + rn(&w->rng, 29));
 	if (ret)
 		return ret;
-	cn_writef(P("%s/memory.soft_limit_in_bytes", cont), "%uM",
-		  1 + rn(&w->rng, 16));
+	cn_writef_in(cont, "memory.soft_limit_in_bytes", "%uM",
+		     1 + rn(&w->rng, 16));
 	if (__atomic_add_fetch(&w->sh->hogs, 1, __ATOMIC_RELAXED) > MAX_HOGS) {
 		__atomic_sub_fetch(&w->sh->hogs, 1, __ATOMIC_RELAXED);
 		return -EBUSY;
@@ -1206,6 +1211,21 @@ static int op_swap(struct worker *w)
 	return cn_swap_on();
 }
 
+/* "/sys/devices/system/cpu/cpu<cpu><file>" in @buf of @len bytes; @buf. */
+static char *cpu_path(char *buf, size_t len, int cpu, const char *file)
+{
+	snprintf(buf, len, "/sys/devices/system/cpu/cpu%d%s", cpu, file);
+	return buf;
+}
+
+/* Write @val to the online file of CPU @cpu: 0 or -errno. */
+static int set_online(int cpu, const char *val)
+{
+	char path[64];
+
+	return cn_write(cpu_path(path, sizeof(path), cpu, "/online"), val);
+}
+
 static int op_hotplug(struct worker *w)
 {
 	int cpu;
@@ -1213,8 +1233,7 @@ static int op_hotplug(struct worker *w)
 	if ((w->idx != 1 && w->idx != 2) || w->sh->ncpus < 2)
 		return -EAGAIN;
 	cpu = 1 + rn(&w->rng, w->sh->ncpus - 1);
-	return cn_write(P("/sys/devices/system/cpu/cpu%d/online", cpu),
-			rn(&w->rng, 2) ? "1" : "0");
+	return set_online(cpu, rn(&w->rng, 2) ? "1" : "0");
 }
 
 static int run_op(struct worker *w, int op)
@@ -1336,7 +1355,7 @@ static int descendants(pid_t *out, int max)
 	int n = 0, k = 0, i, j;
 	struct dirent *de;
 	bool grew = true;
-	char line[256];
+	char line[256], path[64];
 	DIR *d;
 	FILE *f;
 
@@ -1348,7 +1367,8 @@ static int descendants(pid_t *out, int max)
 
 		if (pid <= 0)
 			continue;
-		f = fopen(P("/proc/%d/status", pid), "re");
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		f = fopen(path, "re");
 		if (!f)
 			continue;
 		while (fgets(line, sizeof(line), f))
@@ -1443,9 +1463,10 @@ static void cleanup_all(struct shared *sh)
 
 static int nr_cpus(void)
 {
+	char path[64];
 	int n = 0;
 
-	while (cn_exists(P("/sys/devices/system/cpu/cpu%d", n)))
+	while (cn_exists(cpu_path(path, sizeof(path), n, "")))
 		n++;
 	return n;
 }
@@ -1457,7 +1478,7 @@ static long read_css_groups(void)
 
 	if (cn_mount("debug", dir, sizeof(dir)))
 		return -1;
-	v = cn_long(P("%s/debug.css_group_count", dir));
+	v = cn_read_long_in(dir, "debug.css_group_count");
 	cn_umount(dir);
 	return v == CN_BAD_READ ? -1 : v;
 }
@@ -1526,7 +1547,7 @@ FIXTURE_TEARDOWN(fuzz)
 
 	kill_all(self->sh, status);
 	for (i = 1; i < self->sh->ncpus; i++)
-		cn_write(P("/sys/devices/system/cpu/cpu%d/online", i), "1");
+		set_online(i, "1");
 	cn_swap_off();
 	cleanup_all(self->sh);
 	if (self->pid_max[0])
@@ -1537,11 +1558,12 @@ FIXTURE_TEARDOWN(fuzz)
 /* The Tgid of thread @tid, or -1. */
 static pid_t tgid_of(pid_t tid)
 {
-	char line[256];
+	char line[256], path[64];
 	pid_t tgid = -1;
 	FILE *f;
 
-	f = fopen(P("/proc/%d/status", tid), "re");
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -1549,6 +1571,15 @@ static pid_t tgid_of(pid_t tid)
 			break;
 	fclose(f);
 	return tgid;
+}
+
+/* The command name of thread @tid in @buf, or "<error N>"; @buf. */
+static char *comm_of(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	return cn_str(path, buf, len);
 }
 
 struct thread {
@@ -1568,6 +1599,7 @@ static int all_threads(struct thread **out)
 	struct dirent *de, *te;
 	struct thread *t = NULL, *tmp;
 	int n = 0, cap = 0;
+	char path[64];
 	DIR *d, *td;
 
 	d = opendir("/proc");
@@ -1578,7 +1610,8 @@ static int all_threads(struct thread **out)
 
 		if (tgid <= 0)
 			continue;
-		td = opendir(P("/proc/%d/task", tgid));
+		snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+		td = opendir(path);
 		if (!td)
 			continue;
 		while ((te = readdir(td))) {
@@ -1611,16 +1644,20 @@ static int cmp_member(const void *a, const void *b)
 
 static bool thread_alive(pid_t tid)
 {
-	return cn_exists(P("/proc/%d", tid));
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", tid);
+	return cn_exists(path);
 }
 
 /* A kernel thread (PF_KTHREAD in the flags of /proc/<tid>/stat)? */
 static bool is_kthread(pid_t tid)
 {
-	char buf[1024], *p;
+	char buf[1024], path[64], *p;
 	unsigned long flags;
 
-	if (cn_read(P("/proc/%d/stat", tid), buf, sizeof(buf)) <= 0)
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	if (cn_read(path, buf, sizeof(buf)) <= 0)
 		return false;
 	p = strrchr(buf, ')');
 	/* ") S ppid pgrp session tty_nr tpgid flags" */
@@ -1640,7 +1677,7 @@ static int check_hier(struct __test_metadata *_metadata, int id,
 	struct cn_member *m = NULL;
 	struct thread *t = NULL;
 	int nm, nt, i, j, bad = 0;
-	char path[CN_PATH_LEN];
+	char path[CN_PATH_LEN], comm[64];
 
 	nt = all_threads(&t);
 	nm = cn_tree_members(dir, &m);
@@ -1673,7 +1710,7 @@ static int check_hier(struct __test_metadata *_metadata, int id,
 			if (log)
 				TH_LOG("hierarchy %d: kernel thread %d (%s) in %s",
 				       id, m[i].tid,
-				       cn_str(P("/proc/%d/comm", m[i].tid)),
+				       comm_of(m[i].tid, comm, sizeof(comm)),
 				       m[i].path);
 		}
 		if (cn_proc_path(m[i].tid, id, path, sizeof(path)))
@@ -1708,9 +1745,11 @@ static int check_procs(struct __test_metadata *_metadata, const char *cont,
 {
 	pid_t *tasks = NULL, *procs = NULL, *want;
 	int nt, np, nw = 0, i, bad = 0;
+	char path[CN_PATH_LEN];
 
-	nt = cn_read_pids(P("%s/tasks", cont), &tasks);
-	np = cn_read_pids_sorted(P("%s/container.procs", cont), &procs);
+	nt = cn_read_pids(cn_path(path, sizeof(path), cont, "tasks"), &tasks);
+	np = cn_read_pids_sorted(cn_path(path, sizeof(path), cont,
+					 "container.procs"), &procs);
 	if (nt < 0 || np < 0) {
 		if (log)
 			TH_LOG("%s: cannot read (%d, %d)", cont, nt, np);
@@ -1786,13 +1825,14 @@ static int cmp_deeper_first(const void *a, const void *b)
 /* Who is in @cont. */
 static void log_tasks(struct __test_metadata *_metadata, const char *cont)
 {
+	char comm[64];
 	pid_t *pids;
 	int n, i;
 
-	n = cn_read_pids(P("%s/tasks", cont), &pids);
+	n = cn_read_pids_in(cont, "tasks", &pids);
 	for (i = 0; i < n && i < 8; i++)
 		TH_LOG("  task %d (%s, tgid %d)", pids[i],
-		       cn_str(P("/proc/%d/comm", pids[i])), tgid_of(pids[i]));
+		       comm_of(pids[i], comm, sizeof(comm)), tgid_of(pids[i]));
 	if (n >= 0)
 		free(pids);
 }
@@ -1815,8 +1855,7 @@ static void log_left(struct __test_metadata *_metadata, const char *root)
 
 		TH_LOG("left: %s", dl.path[j]);
 		for (k = 0; k < ARRAY_SIZE(files); k++) {
-			text = cn_read_all(P("%s/%s", dl.path[j], files[k]),
-					   4096);
+			text = cn_read_all_in(dl.path[j], files[k], 4096);
 			if (!text)
 				continue;
 			while ((nl = strchr(text, '\n')))
@@ -1856,9 +1895,10 @@ static const char *op_name(int op)
 static void report_hang(struct __test_metadata *_metadata, struct shared *sh,
 			int i, long ms)
 {
-	char wchan[64] = "?";
+	char wchan[64] = "?", path[64];
 
-	cn_read_str(P("/proc/%d/wchan", sh->w[i].pid), wchan, sizeof(wchan));
+	snprintf(path, sizeof(path), "/proc/%d/wchan", sh->w[i].pid);
+	cn_read_str(path, wchan, sizeof(wchan));
 	TH_LOG("worker %d (pid %d) stuck in '%s' for %ld ms (wchan %s); seed %llu",
 	       i, sh->w[i].pid, op_name(sh->w[i].op), ms, wchan, sh->seed);
 	console_log("cn_fuzz: worker %d pid %d stuck in %s for %ld ms, seed %llu\n",
@@ -1948,7 +1988,7 @@ TEST_F_TIMEOUT(fuzz, random_ops, MAX_SECONDS + 150)
 
 	/* CPU hotplug moves tasks from a workqueue: let it finish. */
 	for (i = 1; i < sh->ncpus; i++)
-		cn_write(P("/sys/devices/system/cpu/cpu%d/online", i), "1");
+		set_online(i, "1");
 	cn_swap_off();
 	cn_sleep_ms(300);
 
@@ -1964,7 +2004,7 @@ TEST_F_TIMEOUT(fuzz, random_ops, MAX_SECONDS + 150)
 		hier_opts(&h[i], opts, sizeof(opts));
 		EXPECT_EQ(0, cn_mount(opts, dirs[n], CN_DIR_LEN))
 			TH_LOG("mount -o %s again", opts);
-		if (!cn_exists(P("%s/tasks", dirs[n])))
+		if (!cn_exists_in(dirs[n], "tasks"))
 			continue;
 		EXPECT_EQ(0, cn_move_proc(dirs[n], getpid()))
 			TH_LOG("%s", dirs[n]);
@@ -2021,13 +2061,14 @@ TEST_F_TIMEOUT(fuzz, random_ops, MAX_SECONDS + 150)
 			const char *c = dl.path[j];
 
 			if (!strcmp(c, dirs[i]) ||
-			    !cn_exists(P("%s/memory.force_empty", c)))
+			    !cn_exists_in(c, "memory.force_empty"))
 				continue;
-			ret = cn_write(P("%s/memory.force_empty", c), "0");
+			ret = cn_write_in(c, "memory.force_empty", "0");
 			EXPECT_EQ(0, ret) TH_LOG("%s", c);
 			if (ret)
 				log_tasks(_metadata, c);
-			EXPECT_EQ(0, cn_long(P("%s/memory.usage_in_bytes", c)))
+			EXPECT_EQ(0,
+				  cn_read_long_in(c, "memory.usage_in_bytes"))
 				TH_LOG("%s: usage after force_empty", c);
 		}
 		free(dl.path);

@@ -23,8 +23,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-
 /* Write @len bytes of @buf at @off; 0 or -errno. */
 static int write_raw(const char *path, const void *buf, size_t len, off_t off)
 {
@@ -104,10 +102,10 @@ FIXTURE_SETUP(hostile)
 	snprintf(self->c, sizeof(self->c), "%s/c", self->root);
 	ASSERT_EQ(0, cn_mkdir(self->c));
 	/* Values that differ from the defaults, to see them stay. */
-	ASSERT_EQ(0, cn_write(P("%s/cpuset.cpus", self->c), "1"));
-	ASSERT_EQ(0, cn_write(P("%s/cpuset.mems", self->c), "0"));
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", self->c), "64M"));
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", self->c), "50"));
+	ASSERT_EQ(0, cn_write_in(self->c, "cpuset.cpus", "1"));
+	ASSERT_EQ(0, cn_write_in(self->c, "cpuset.mems", "0"));
+	ASSERT_EQ(0, cn_write_in(self->c, "memory.limit_in_bytes", "64M"));
+	ASSERT_EQ(0, cn_write_in(self->c, "pids.max", "50"));
 }
 
 FIXTURE_TEARDOWN(hostile)
@@ -145,7 +143,9 @@ TEST_F(hostile, bad_writes_einval_and_unchanged)
 	memset(digits, '7', sizeof(digits) - 1);
 	for (i = 0; i < ARRAY_SIZE(targets); i++) {
 		const struct target *t = &targets[i];
-		char *path = strdup(P("%s/%s", self->c, t->file));
+		char path[CN_PATH_LEN];
+
+		cn_path(path, sizeof(path), self->c, t->file);
 
 		ASSERT_TRUE(cn_exists(path)) TH_LOG("%s", path);
 		for (j = 0; j < ARRAY_SIZE(common_bad); j++) {
@@ -165,25 +165,24 @@ TEST_F(hostile, bad_writes_einval_and_unchanged)
 		for (j = 0; j < 4 && t->extra[j]; j++)
 			try_bad(_metadata, path, t->extra[j], t->extra[j],
 				strlen(t->extra[j]), 0);
-		free(path);
 	}
 }
 
 TEST_F(hostile, release_agent_too_long_einval)
 {
-	char *path = strdup(P("%s/release_agent", self->root));
+	char path[CN_PATH_LEN], val[CN_PATH_LEN];
 	size_t len = 4096 + 16;
 	char *buf = malloc(len);
 
+	cn_path(path, sizeof(path), self->root, "release_agent");
 	ASSERT_NE(NULL, buf);
 	memset(buf, 'a', len);
 	buf[0] = '/';
 	/* kernfs passes one page at most: the rest is a write at an offset. */
 	EXPECT_NE(0, write_raw(path, buf, len, 0));
-	EXPECT_STREQ("", cn_str(path));
+	EXPECT_STREQ("", cn_str(path, val, sizeof(val)));
 	try_bad(_metadata, path, "embedded NUL", "/a\0b", 4, 0);
 	free(buf);
-	free(path);
 }
 
 TEST_F(hostile, read_only_files_eacces)
@@ -197,32 +196,35 @@ TEST_F(hostile, read_only_files_eacces)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ro); i++) {
-		EXPECT_EQ(-EACCES, cn_write(P("%s/%s", self->c, ro[i]), "0"))
+		EXPECT_EQ(-EACCES, cn_write_in(self->c, ro[i], "0"))
 			TH_LOG("%s", ro[i]);
 	}
 }
 
 TEST_F(hostile, bad_container_names)
 {
-	char name[300];
+	char name[300], ok[CN_PATH_LEN], bad[CN_PATH_LEN];
 
 	EXPECT_EQ(-EEXIST, cn_mkdir(self->c));
-	EXPECT_EQ(-EEXIST, cn_mkdir(P("%s/.", self->c)));
-	EXPECT_EQ(-EEXIST, cn_mkdir(P("%s/..", self->c)));
+	EXPECT_EQ(-EEXIST, cn_mkdir_in(self->c, "."));
+	EXPECT_EQ(-EEXIST, cn_mkdir_in(self->c, ".."));
 	memset(name, 'n', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
-	EXPECT_EQ(-ENAMETOOLONG, cn_mkdir(P("%s/%s", self->c, name)));
+	EXPECT_EQ(-ENAMETOOLONG, cn_mkdir_in(self->c, name));
 	/* A newline would break /proc/<pid>/container. */
-	EXPECT_EQ(-EINVAL, cn_mkdir(P("%s/a\nb", self->c)));
-	ASSERT_EQ(0, cn_mkdir(P("%s/ok", self->c)));
-	EXPECT_EQ(-EINVAL, rename(P("%s/ok", self->c), P("%s/o\nk", self->c)) ?
-		  -errno : 0);
-	name[255] = '\0';
-	EXPECT_EQ(-ENAMETOOLONG, rename(P("%s/ok", self->c),
-					P("%s/%sx", self->c, name)) ? -errno : 0);
-	ASSERT_EQ(0, cn_rmdir(P("%s/ok", self->c)));
+	EXPECT_EQ(-EINVAL, cn_mkdir_in(self->c, "a\nb"));
+	ASSERT_EQ(0, cn_mkdir_in(self->c, "ok"));
+	cn_path(ok, sizeof(ok), self->c, "ok");
+	cn_path(bad, sizeof(bad), self->c, "o\nk");
+	EXPECT_EQ(-EINVAL, rename(ok, bad) ? -errno : 0);
+	/* 255 bytes and an x: one byte too long. */
+	name[255] = 'x';
+	name[256] = '\0';
+	cn_path(bad, sizeof(bad), self->c, name);
+	EXPECT_EQ(-ENAMETOOLONG, rename(ok, bad) ? -errno : 0);
+	ASSERT_EQ(0, cn_rmdir_in(self->c, "ok"));
 	/* A name may not shadow a control file either. */
-	EXPECT_EQ(-EEXIST, cn_mkdir(P("%s/tasks", self->c)));
+	EXPECT_EQ(-EEXIST, cn_mkdir_in(self->c, "tasks"));
 	EXPECT_EQ(1, cn_tree_dirs(self->c));
 }
 
@@ -248,7 +250,7 @@ TEST(malformed_mount_options)
 		"release_agent", "name=x,name=y", "none,cpuset,name=z",
 		"name=\x01",
 	};
-	char longname[200];
+	char longname[200], opts[256];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -257,7 +259,8 @@ TEST(malformed_mount_options)
 	}
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	EXPECT_EQ(-EINVAL, try_mount(P("none,name=%s", longname)));
+	snprintf(opts, sizeof(opts), "none,name=%s", longname);
+	EXPECT_EQ(-EINVAL, try_mount(opts));
 }
 
 TEST_HARNESS_MAIN

@@ -39,9 +39,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-#define L cn_long
-
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE	25
 #endif
@@ -123,7 +120,7 @@ FIXTURE_TEARDOWN(paths)
 
 static long usage(const char *cont)
 {
-	return L(P("%s/memory.usage_in_bytes", cont));
+	return cn_read_long_in(cont, "memory.usage_in_bytes");
 }
 
 /*
@@ -511,7 +508,7 @@ TEST_F_TIMEOUT(swapin, swapped_out_uncharged_swapped_in_charged, 120)
 	 * would be charged to the container again if swapped back in:
 	 * the swap map remembers their owner.)
 	 */
-	ASSERT_EQ(0, cn_write(P("%s/memory.force_empty", self->c), "0"));
+	ASSERT_EQ(0, cn_write_in(self->c, "memory.force_empty", "0"));
 	EXPECT_EQ(0, usage(self->c));
 	close(fds[0]);
 	close(fds[1]);
@@ -783,12 +780,14 @@ FIXTURE_TEARDOWN(fuse)
 
 TEST_F_TIMEOUT(fuse, splice_move_keeps_the_one_charge, 120)
 {
-	char *a = strdup(P("%s/a", self->root));
-	char *b = strdup(P("%s/b", self->root));
+	char a[CN_PATH_LEN], b[CN_PATH_LEN], f[CN_PATH_LEN];
 	long len = FUSE_PAGES * PAGE, ua0, ua, ub;
 	int fd, src, status, moved;
 	char opts[128];
 
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	cn_path(f, sizeof(f), self->mnt, "f");
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(b));
 	fd = open("/dev/fuse", O_RDWR);
@@ -819,7 +818,7 @@ TEST_F_TIMEOUT(fuse, splice_move_keeps_the_one_charge, 120)
 	close(fd);
 
 	/* A task in b reads the FUSE file: the pages move, with a's charge. */
-	ASSERT_EQ(0, read_in(b, P("%s/f", self->mnt)));
+	ASSERT_EQ(0, read_in(b, f));
 	moved = FUSE_PAGES - cached_pages(self->src, len);
 	ua = usage(a);
 	ub = usage_settles(b, (FUSE_PAGES - moved) * PAGE);
@@ -841,8 +840,6 @@ TEST_F_TIMEOUT(fuse, splice_move_keeps_the_one_charge, 120)
 	EXPECT_EQ(0, usage_settles(b, 0));
 	EXPECT_EQ(0, cn_rmdir(a));
 	EXPECT_EQ(0, cn_rmdir(b));
-	free(a);
-	free(b);
 }
 
 TEST_HARNESS_MAIN

@@ -31,9 +31,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-#define L cn_long
-
 #define MB		(1024L * 1024)
 /* What the harness itself may add to a container besides the workload. */
 #define SLACK		(4 * MB)
@@ -287,7 +284,7 @@ FIXTURE_TEARDOWN(mem)
 
 static long usage(const char *cont)
 {
-	return L(P("%s/memory.usage_in_bytes", cont));
+	return cn_read_long_in(cont, "memory.usage_in_bytes");
 }
 
 /*
@@ -297,7 +294,7 @@ static long usage(const char *cont)
  */
 static long settled_usage(const char *cont)
 {
-	if (cn_write(P("%s/memory.force_empty", cont), "0"))
+	if (cn_write_in(cont, "memory.force_empty", "0"))
 		return -1;
 	return usage(cont);
 }
@@ -309,39 +306,41 @@ TEST_F(mem, files_and_defaults)
 		"memory.limit_in_bytes", "memory.soft_limit_in_bytes",
 		"memory.failcnt", "memory.stat",
 	};
-	char c[CN_PATH_LEN];
+	char c[CN_PATH_LEN], path[CN_PATH_LEN];
 	unsigned int i;
 
-	/* Not a cn_fmt() buffer: those are reused after 16 calls. */
-	snprintf(c, sizeof(c), "%s/c", self->root);
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		EXPECT_EQ(0, access(P("%s/%s", c, files[i]), R_OK))
+		cn_path(path, sizeof(path), c, files[i]);
+		EXPECT_EQ(0, access(path, R_OK))
 			TH_LOG("%s", files[i]);
 	}
-	EXPECT_EQ(0, access(P("%s/memory.force_empty", c), W_OK));
+	cn_path(path, sizeof(path), c, "memory.force_empty");
+	EXPECT_EQ(0, access(path, W_OK));
 	EXPECT_EQ(0, usage(c));
-	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
-	EXPECT_EQ(UNLIMITED, L(P("%s/memory.limit_in_bytes", c)));
-	EXPECT_EQ(UNLIMITED, L(P("%s/memory.soft_limit_in_bytes", c)));
+	EXPECT_EQ(0, cn_read_long_in(c, "memory.failcnt"));
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(c, "memory.limit_in_bytes"));
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(c, "memory.soft_limit_in_bytes"));
 	/*
 	 * The top container is not charged: memory.stat there, and, as in
 	 * cgroup v1, usage_in_bytes with what the whole system uses.
 	 */
-	EXPECT_TRUE(cn_exists(P("%s/memory.usage_in_bytes", self->root)));
-	EXPECT_FALSE(cn_exists(P("%s/memory.limit_in_bytes", self->root)));
-	EXPECT_TRUE(cn_exists(P("%s/memory.stat", self->root)));
-	EXPECT_EQ(-EACCES, cn_write(P("%s/memory.usage_in_bytes", c), "0"));
+	EXPECT_TRUE(cn_exists_in(self->root, "memory.usage_in_bytes"));
+	EXPECT_FALSE(cn_exists_in(self->root, "memory.limit_in_bytes"));
+	EXPECT_TRUE(cn_exists_in(self->root, "memory.stat"));
+	EXPECT_EQ(-EACCES, cn_write_in(c, "memory.usage_in_bytes", "0"));
 	EXPECT_EQ(0, cn_stat_value(c, "rss"));
 	EXPECT_EQ(0, cn_stat_value(c, "cache"));
 }
 
 TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	struct worker w;
 	long u0, u1, u2;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	u0 = usage(c);
@@ -357,7 +356,7 @@ TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 	EXPECT_EQ(cn_stat_value(c, "rss"),
 		  cn_stat_value(c, "active_anon") + cn_stat_value(c, "inactive_anon"));
 	EXPECT_EQ(0, cn_stat_value(c, "cache"));
-	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), u1);
+	EXPECT_GE(cn_read_long_in(c, "memory.max_usage_in_bytes"), u1);
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	u2 = usage(c);
 	EXPECT_LE(u2, u0 + SLACK);
@@ -371,16 +370,17 @@ TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 	EXPECT_EQ(0, cn_stat_value(c, "rss"));
 	EXPECT_EQ(0, cn_stat_value(c, "active_anon"));
 	EXPECT_EQ(0, cn_stat_value(c, "inactive_anon"));
-	free(c);
 }
 
 TEST_F_TIMEOUT(mem, tmpfs_cache_charged_and_hierarchical, 60)
 {
-	char *p = strdup(P("%s/p", self->root)), *c = strdup(P("%s/p/c", self->root));
+	char p[CN_PATH_LEN], c[CN_PATH_LEN];
 	struct worker w;
 	long u;
 	int i;
 
+	cn_path(p, sizeof(p), self->root, "p");
+	cn_path(c, sizeof(c), self->root, "p/c");
 	ASSERT_EQ(0, cn_mkdir(p));
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
@@ -409,16 +409,16 @@ TEST_F_TIMEOUT(mem, tmpfs_cache_charged_and_hierarchical, 60)
 	ASSERT_EQ(0, unlink(self->file));
 	EXPECT_LT(usage(c), SLACK);
 	EXPECT_LT(usage(p), SLACK);
-	free(p);
-	free(c);
 }
 
 TEST_F_TIMEOUT(mem, charges_stay_when_task_moves, 60)
 {
-	char *a = strdup(P("%s/a", self->root)), *b = strdup(P("%s/b", self->root));
+	char a[CN_PATH_LEN], b[CN_PATH_LEN];
 	struct worker w;
 	long ua;
 
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(b));
 	ASSERT_EQ(0, worker_start(&w, a, self->file));
@@ -439,23 +439,24 @@ TEST_F_TIMEOUT(mem, charges_stay_when_task_moves, 60)
 	unlink(self->file);
 	EXPECT_EQ(0, settled_usage(a));
 	EXPECT_EQ(0, settled_usage(b));
-	free(a);
-	free(b);
 }
 
 TEST_F_TIMEOUT(mem, hard_limit_kills_inside_only, 120)
 {
-	char *c = strdup(P("%s/c", self->root)), *s = strdup(P("%s/s", self->root));
+	char c[CN_PATH_LEN], s[CN_PATH_LEN], file[CN_PATH_LEN + 8];
 	long peak = 0, limit = 16 * MB;
 	struct worker w, sib;
 	int status, i;
 	pid_t pid;
 
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(s, sizeof(s), self->root, "s");
+	snprintf(file, sizeof(file), "%s.sib", self->file);
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, cn_mkdir(s));
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "16M"));
-	ASSERT_EQ(limit, L(P("%s/memory.limit_in_bytes", c)));
-	ASSERT_EQ(0, worker_start(&sib, s, P("%s.sib", self->file)));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(limit, cn_read_long_in(c, "memory.limit_in_bytes"));
+	ASSERT_EQ(0, worker_start(&sib, s, file));
 	ASSERT_EQ(0, worker_do(&sib, W_ANON_TOUCH, 8, NULL));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 
@@ -479,16 +480,14 @@ TEST_F_TIMEOUT(mem, hard_limit_kills_inside_only, 120)
 	EXPECT_EQ(SIGKILL, WIFSIGNALED(status) ? WTERMSIG(status) : 0)
 		TH_LOG("wait status %#x", status);
 	EXPECT_LE(peak, limit);
-	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), limit);
-	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
+	EXPECT_LE(cn_read_long_in(c, "memory.max_usage_in_bytes"), limit);
+	EXPECT_GE(cn_read_long_in(c, "memory.failcnt"), 1);
 	EXPECT_EQ(1, cn_stat_value(c, "oom_kill"));
 	/* The sibling is alive and well. */
 	EXPECT_EQ(0, kill(sib.pid, 0));
 	EXPECT_EQ(0, worker_do(&sib, W_ANON_FREE, 0, NULL));
 	worker_stop(&sib);
 	EXPECT_EQ(0, settled_usage(c));
-	free(c);
-	free(s);
 }
 
 /*
@@ -499,15 +498,16 @@ TEST_F_TIMEOUT(mem, hard_limit_kills_inside_only, 120)
  */
 TEST_F_TIMEOUT(mem, stocked_pages_not_usage_and_drained_at_limit, 120)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	struct worker w[4];
 	long u0, u, room, out0;
 	int i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 4)
-		SKIP(free(c); return, "needs 4 CPUs");
+		SKIP(return, "needs 4 CPUs");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "8M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "8M"));
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, worker_start(&w[i], c, self->file));
 		ASSERT_EQ(0, worker_do(&w[i], W_PIN, i, NULL));
@@ -522,7 +522,7 @@ TEST_F_TIMEOUT(mem, stocked_pages_not_usage_and_drained_at_limit, 120)
 			TH_LOG("one page touched on CPU %d: usage +%ld", i,
 			       u - u0);
 	}
-	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), 8 * MB);
+	EXPECT_LE(cn_read_long_in(c, "memory.max_usage_in_bytes"), 8 * MB);
 	/*
 	 * Fill the container from CPU 0 up to 64 pages under the limit: that
 	 * fits only if the other CPUs' stocks (about 3 x 63 pages) are given
@@ -541,7 +541,6 @@ TEST_F_TIMEOUT(mem, stocked_pages_not_usage_and_drained_at_limit, 120)
 	for (i = 0; i < 4; i++)
 		worker_stop(&w[i]);
 	EXPECT_EQ(0, settled_usage(c));
-	free(c);
 }
 
 TEST_F(mem, limit_values)
@@ -549,90 +548,90 @@ TEST_F(mem, limit_values)
 	static const char * const bad[] = {
 		"", "abc", "-2", "12x", "1k2", "0x", " -1 1",
 	};
-	char *c = strdup(P("%s/c", self->root)), *f;
+	char c[CN_PATH_LEN], f[CN_PATH_LEN];
 	unsigned int i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	f = strdup(P("%s/memory.limit_in_bytes", c));
+	cn_path(f, sizeof(f), c, "memory.limit_in_bytes");
 	ASSERT_EQ(0, cn_write(f, "4k"));
-	EXPECT_EQ(4096, L(f));
+	EXPECT_EQ(4096, cn_long(f));
 	ASSERT_EQ(0, cn_write(f, "1m\n"));
-	EXPECT_EQ(MB, L(f));
+	EXPECT_EQ(MB, cn_long(f));
 	ASSERT_EQ(0, cn_write(f, "2G"));
-	EXPECT_EQ(2048 * MB, L(f));
+	EXPECT_EQ(2048 * MB, cn_long(f));
 	/* Rounded down to whole pages. */
 	ASSERT_EQ(0, cn_write(f, "5000"));
-	EXPECT_EQ(4096, L(f));
+	EXPECT_EQ(4096, cn_long(f));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, cn_write(f, bad[i])) TH_LOG("'%s'", bad[i]);
-		EXPECT_EQ(4096, L(f));
+		EXPECT_EQ(4096, cn_long(f));
 	}
 	ASSERT_EQ(0, cn_write(f, "-1"));
-	EXPECT_EQ(UNLIMITED, L(f));
+	EXPECT_EQ(UNLIMITED, cn_long(f));
 
-	free(f);
-	f = strdup(P("%s/memory.soft_limit_in_bytes", c));
+	cn_path(f, sizeof(f), c, "memory.soft_limit_in_bytes");
 	ASSERT_EQ(0, cn_write(f, "8M"));
-	EXPECT_EQ(8 * MB, L(f));
+	EXPECT_EQ(8 * MB, cn_long(f));
 	EXPECT_EQ(-EINVAL, cn_write(f, "x"));
-	EXPECT_EQ(8 * MB, L(f));
-	free(f);
-	free(c);
+	EXPECT_EQ(8 * MB, cn_long(f));
 }
 
 TEST_F_TIMEOUT(mem, limit_below_unreclaimable_usage_ebusy, 60)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	struct worker w;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 16, NULL));
 	/* Anonymous memory without swap cannot be reclaimed. */
-	EXPECT_EQ(-EBUSY, cn_write(P("%s/memory.limit_in_bytes", c), "4M"));
-	EXPECT_EQ(UNLIMITED, L(P("%s/memory.limit_in_bytes", c)));
-	EXPECT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "64M"));
+	EXPECT_EQ(-EBUSY, cn_write_in(c, "memory.limit_in_bytes", "4M"));
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(c, "memory.limit_in_bytes"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "64M"));
 	worker_stop(&w);
-	free(c);
 }
 
 TEST_F_TIMEOUT(mem, reset_peak_and_failcnt, 60)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	struct worker w;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 16, NULL));
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
-	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), 16 * MB);
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/memory.max_usage_in_bytes", c), "5"));
-	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), 16 * MB);
-	ASSERT_EQ(0, cn_write(P("%s/memory.max_usage_in_bytes", c), "0"));
-	EXPECT_LT(L(P("%s/memory.max_usage_in_bytes", c)), SLACK);
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/memory.failcnt", c), "1"));
-	EXPECT_EQ(0, cn_write(P("%s/memory.failcnt", c), "0"));
-	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
+	EXPECT_GE(cn_read_long_in(c, "memory.max_usage_in_bytes"), 16 * MB);
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.max_usage_in_bytes", "5"));
+	EXPECT_GE(cn_read_long_in(c, "memory.max_usage_in_bytes"), 16 * MB);
+	ASSERT_EQ(0, cn_write_in(c, "memory.max_usage_in_bytes", "0"));
+	EXPECT_LT(cn_read_long_in(c, "memory.max_usage_in_bytes"), SLACK);
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.failcnt", "1"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.failcnt", "0"));
+	EXPECT_EQ(0, cn_read_long_in(c, "memory.failcnt"));
 	worker_stop(&w);
-	free(c);
 }
 
 TEST_F_TIMEOUT(mem, force_empty_moves_unreclaimable_to_parent, 60)
 {
-	char *p = strdup(P("%s/p", self->root)), *c = strdup(P("%s/p/c", self->root));
+	char p[CN_PATH_LEN], c[CN_PATH_LEN];
 	struct worker w;
 
+	cn_path(p, sizeof(p), self->root, "p");
+	cn_path(c, sizeof(c), self->root, "p/c");
 	ASSERT_EQ(0, cn_mkdir(p));
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_TMPFS_WRITE, 8, NULL));
 	ASSERT_EQ(0, worker_do(&w, W_TMPFS_CLOSE, 0, NULL));
-	EXPECT_EQ(-EBUSY, cn_write(P("%s/memory.force_empty", c), "0"));
-	EXPECT_EQ(-EINVAL, cn_write(P("%s/memory.force_empty", c), "1"));
+	EXPECT_EQ(-EBUSY, cn_write_in(c, "memory.force_empty", "0"));
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.force_empty", "1"));
 	worker_stop(&w);
 
 	ASSERT_GE(usage(c), 8 * MB);
-	ASSERT_EQ(0, cn_write(P("%s/memory.force_empty", c), "0"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.force_empty", "0"));
 	/* tmpfs without swap cannot be reclaimed: it is the parent's now. */
 	EXPECT_EQ(0, usage(c));
 	EXPECT_GE(usage(p), 8 * MB);
@@ -644,16 +643,16 @@ TEST_F_TIMEOUT(mem, force_empty_moves_unreclaimable_to_parent, 60)
 	EXPECT_EQ(0, cn_stat_value(p, "shmem"));
 	EXPECT_EQ(0, cn_stat_value(p, "cache"));
 	EXPECT_EQ(0, cn_stat_value(p, "inactive_anon") + cn_stat_value(p, "active_anon"));
-	free(p);
-	free(c);
 }
 
 TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 {
-	char *p = strdup(P("%s/p", self->root)), *c = strdup(P("%s/p/c", self->root));
+	char p[CN_PATH_LEN], c[CN_PATH_LEN];
 	struct worker w;
 	int i;
 
+	cn_path(p, sizeof(p), self->root, "p");
+	cn_path(c, sizeof(c), self->root, "p/c");
 	ASSERT_EQ(0, cn_mkdir(p));
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
@@ -670,8 +669,6 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 	EXPECT_EQ(0, settled_usage(p));
 	EXPECT_EQ(0, cn_stat_value(p, "shmem"));
 	EXPECT_EQ(0, cn_stat_value(p, "inactive_anon") + cn_stat_value(p, "active_anon"));
-	free(p);
-	free(c);
 }
 
 /*
@@ -736,13 +733,14 @@ FIXTURE_TEARDOWN(memfs)
 
 TEST_F_TIMEOUT(memfs, hard_limit_reclaims_page_cache, 300)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	long peak = 0, limit = 64 * MB, u;
 	struct worker w;
 	int i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "64M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "64M"));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_send(&w, W_READ, BIG_MB, BIG_FILE));
 	for (i = 0; i < 25000 && !worker_done(&w, 10); i++) {
@@ -755,26 +753,27 @@ TEST_F_TIMEOUT(memfs, hard_limit_reclaims_page_cache, 300)
 	TH_LOG("read %d MiB with a %ld MiB limit: peak sampled usage %ld kB",
 	       BIG_MB, limit / MB, peak / 1024);
 	TH_LOG("max_usage %ld kB, failcnt %ld",
-	       L(P("%s/memory.max_usage_in_bytes", c)) / 1024,
-	       L(P("%s/memory.failcnt", c)));
+	       cn_read_long_in(c, "memory.max_usage_in_bytes") / 1024,
+	       cn_read_long_in(c, "memory.failcnt"));
 	EXPECT_LE(peak, limit);
-	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), limit);
-	EXPECT_GE(L(P("%s/memory.max_usage_in_bytes", c)), limit - 8 * MB);
-	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
+	EXPECT_LE(cn_read_long_in(c, "memory.max_usage_in_bytes"), limit);
+	EXPECT_GE(cn_read_long_in(c, "memory.max_usage_in_bytes"),
+		  limit - 8 * MB);
+	EXPECT_GE(cn_read_long_in(c, "memory.failcnt"), 1);
 	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
 	EXPECT_GE(cn_stat_value(c, "cache"), 32 * MB);
 	worker_stop(&w);
-	free(c);
 }
 
 TEST_F_TIMEOUT(memfs, soft_limit_handler_reclaims, 300)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	long soft = 32 * MB, u, start, took;
 	struct worker w;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/memory.soft_limit_in_bytes", c), "32M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.soft_limit_in_bytes", "32M"));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_READ, 192, BIG_FILE));
 	/* Back under the soft limit soon after the task stops allocating. */
@@ -785,27 +784,27 @@ TEST_F_TIMEOUT(memfs, soft_limit_handler_reclaims, 300)
 	TH_LOG("usage %ld kB %ld ms after reading 192 MiB with a 32 MiB soft limit",
 	       u / 1024, took);
 	TH_LOG("max_usage %ld kB, soft_limit_hits %ld, reclaimed %ld pages, throttled %ld",
-	       L(P("%s/memory.max_usage_in_bytes", c)) / 1024,
+	       cn_read_long_in(c, "memory.max_usage_in_bytes") / 1024,
 	       cn_stat_value(c, "soft_limit_hits"), cn_stat_value(c, "reclaimed"),
 	       cn_stat_value(c, "throttled"));
 	EXPECT_LE(u, soft);
 	EXPECT_GT(cn_stat_value(c, "soft_limit_hits"), 0);
 	EXPECT_GE(cn_stat_value(c, "reclaimed"), (192 - 32 - 8) * 256);
 	/* The limit is soft: there is no failure and no kill. */
-	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
+	EXPECT_EQ(0, cn_read_long_in(c, "memory.failcnt"));
 	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
 	worker_stop(&w);
-	free(c);
 }
 
 TEST_F_TIMEOUT(memfs, far_over_soft_limit_throttles, 300)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	struct worker w;
 	long t;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/memory.soft_limit_in_bytes", c), "32M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.soft_limit_in_bytes", "32M"));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	/* 40 MiB of tmpfs, which cannot be reclaimed without swap... */
 	ASSERT_EQ(0, worker_do(&w, W_TMPFS_WRITE, 40, NULL));
@@ -821,20 +820,20 @@ TEST_F_TIMEOUT(memfs, far_over_soft_limit_throttles, 300)
 	EXPECT_LT(usage(c), 40 * MB + 16 * MB);
 	worker_stop(&w);
 	unlink(self->file);
-	free(c);
 }
 
 TEST_F_TIMEOUT(memfs, unlimited_container_is_like_none, 300)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	struct worker w;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_READ, 64, BIG_FILE));
 	/* Nothing reclaimed, nothing failed, nothing throttled. */
 	EXPECT_GE(cn_stat_value(c, "cache"), 64 * MB);
-	EXPECT_EQ(0, L(P("%s/memory.failcnt", c)));
+	EXPECT_EQ(0, cn_read_long_in(c, "memory.failcnt"));
 	EXPECT_EQ(0, cn_stat_value(c, "reclaimed"));
 	EXPECT_EQ(0, cn_stat_value(c, "throttled"));
 	EXPECT_EQ(0, cn_stat_value(c, "soft_limit_hits"));
@@ -842,15 +841,15 @@ TEST_F_TIMEOUT(memfs, unlimited_container_is_like_none, 300)
 	/* Dropping the cache uncharges it all. */
 	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
 	EXPECT_LT(usage(c), SLACK);
-	free(c);
 }
 
 TEST_F_TIMEOUT(memfs, stat_counts_mapped_file_and_lru, 120)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	long cache, lru;
 	struct worker w;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
@@ -877,7 +876,6 @@ TEST_F_TIMEOUT(memfs, stat_counts_mapped_file_and_lru, 120)
 	EXPECT_EQ(0, usage(c));
 	EXPECT_EQ(0, cn_stat_value(c, "cache"));
 	EXPECT_EQ(0, cn_stat_value(c, "inactive_file") + cn_stat_value(c, "active_file"));
-	free(c);
 }
 
 /*
@@ -888,10 +886,11 @@ TEST_F_TIMEOUT(memfs, stat_counts_mapped_file_and_lru, 120)
  */
 TEST_F_TIMEOUT(memfs, mapped_file_counts_for_the_owner, 120)
 {
-	char *c1 = strdup(P("%s/c1", self->root));
-	char *c2 = strdup(P("%s/c2", self->root));
+	char c1[CN_PATH_LEN], c2[CN_PATH_LEN];
 	struct worker w1, w2, top;
 
+	cn_path(c1, sizeof(c1), self->root, "c1");
+	cn_path(c2, sizeof(c2), self->root, "c2");
 	ASSERT_EQ(0, cn_mkdir(c1));
 	ASSERT_EQ(0, cn_mkdir(c2));
 	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
@@ -926,16 +925,16 @@ TEST_F_TIMEOUT(memfs, mapped_file_counts_for_the_owner, 120)
 	worker_stop(&w2);
 	worker_stop(&w1);
 	ASSERT_EQ(0, cn_write("/proc/sys/vm/drop_caches", "1"));
-	free(c2);
-	free(c1);
 }
 
 /* The resident memory of process @pid, in bytes; -1 when it is gone. */
 static long rss_bytes(pid_t pid)
 {
-	char *all = cn_read_all(P("/proc/%d/status", pid), 4096), *p;
+	char path[64], *all, *p;
 	long kb = -1;
 
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	all = cn_read_all(path, 4096);
 	p = all ? strstr(all, "VmRSS:") : NULL;
 	if (p)
 		kb = strtol(p + 6, NULL, 10);
@@ -964,12 +963,13 @@ static void *touch_64m(void *arg)
  */
 TEST_F_TIMEOUT(mem, oom_kills_process_with_exited_leader, 120)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	int status = 0, i;
 	pid_t pid;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "16M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
@@ -994,9 +994,8 @@ TEST_F_TIMEOUT(mem, oom_kills_process_with_exited_leader, 120)
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		TH_LOG("wait status %#x", status);
 	EXPECT_EQ(1, cn_stat_value(c, "oom_kill"));
-	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), 16 * MB);
+	EXPECT_LE(cn_read_long_in(c, "memory.max_usage_in_bytes"), 16 * MB);
 	EXPECT_EQ(0, settled_usage(c));
-	free(c);
 }
 
 /* Milliseconds a worker in @cont takes to touch @mb MiB of anon memory. */
@@ -1017,16 +1016,18 @@ static long time_touch(struct worker *w, long mb)
  */
 TEST_F_TIMEOUT(mem, soft_limit_does_not_throttle_unreclaimable, 120)
 {
-	char *a = strdup(P("%s/a", self->root));
-	char *b = strdup(P("%s/b", self->root));
+	char a[CN_PATH_LEN], b[CN_PATH_LEN], file[CN_PATH_LEN + 8];
 	struct worker wa, wb;
 	long ta, tb;
 
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	snprintf(file, sizeof(file), "%s.b", self->file);
 	ASSERT_EQ(0, cn_mkdir(a));
 	ASSERT_EQ(0, cn_mkdir(b));
-	ASSERT_EQ(0, cn_write(P("%s/memory.soft_limit_in_bytes", b), "4M"));
+	ASSERT_EQ(0, cn_write_in(b, "memory.soft_limit_in_bytes", "4M"));
 	ASSERT_EQ(0, worker_start(&wa, a, self->file));
-	ASSERT_EQ(0, worker_start(&wb, b, P("%s.b", self->file)));
+	ASSERT_EQ(0, worker_start(&wb, b, file));
 	ta = time_touch(&wa, 64);
 	tb = time_touch(&wb, 64);
 	TH_LOG("64 MiB of anon: %ld ms without a soft limit, %ld ms far over one",
@@ -1038,25 +1039,24 @@ TEST_F_TIMEOUT(mem, soft_limit_does_not_throttle_unreclaimable, 120)
 	EXPECT_LT(tb, 2 * ta + 1000);
 	worker_stop(&wa);
 	worker_stop(&wb);
-	free(a);
-	free(b);
 }
 
 /* As cgroup v1: the top's usage_in_bytes is the system's page usage. */
 TEST_F_TIMEOUT(mem, top_usage_is_the_system_usage, 60)
 {
-	char *top = P("%s/memory.usage_in_bytes", self->root);
+	char top[CN_PATH_LEN];
 	long before, after, total;
 	struct worker w;
 
+	cn_path(top, sizeof(top), self->root, "memory.usage_in_bytes");
 	total = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-	before = L(top);
+	before = cn_long(top);
 	EXPECT_GT(before, 0);
 	EXPECT_LT(before, total);
 	EXPECT_EQ(-EACCES, cn_write(top, "0"));
 	ASSERT_EQ(0, worker_start(&w, self->root, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 32, NULL));
-	after = L(P("%s/memory.usage_in_bytes", self->root));
+	after = cn_read_long_in(self->root, "memory.usage_in_bytes");
 	TH_LOG("top usage %ld kB, %ld kB with 32 MiB more touched",
 	       before / 1024, after / 1024);
 	EXPECT_GE(after - before, 24 * MB);
@@ -1089,13 +1089,14 @@ FIXTURE_TEARDOWN(memswap)
 
 TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	long peak = 0, limit = 32 * MB, u;
 	struct worker w;
 	int i;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "32M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "32M"));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_send(&w, W_ANON_TOUCH, 64, NULL));
 	for (i = 0; i < 25000 && !worker_done(&w, 10); i++) {
@@ -1106,18 +1107,17 @@ TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
 	EXPECT_EQ(0, worker_result(&w));
 	TH_LOG("touched 64 MiB with a 32 MiB limit and zram swap:");
 	TH_LOG("peak sampled usage %ld kB, failcnt %ld",
-	       peak / 1024, L(P("%s/memory.failcnt", c)));
+	       peak / 1024, cn_read_long_in(c, "memory.failcnt"));
 	EXPECT_LE(peak, limit);
 	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
-	EXPECT_GE(L(P("%s/memory.failcnt", c)), 1);
+	EXPECT_GE(cn_read_long_in(c, "memory.failcnt"), 1);
 	/* Freeing it, swapped out or not, leaves no charge... */
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	worker_stop(&w);
 	EXPECT_LT(usage(c), MB);
 	/* ...but swap cache pages that linger until reclaim gets them. */
-	ASSERT_EQ(0, cn_write(P("%s/memory.force_empty", c), "0"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.force_empty", "0"));
 	EXPECT_EQ(0, usage(c));
-	free(c);
 }
 
 /*
@@ -1127,17 +1127,18 @@ TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
  */
 TEST_F_TIMEOUT(memswap, swapoff_charges_the_owner, 300)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	struct worker w;
 	long u;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
 	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
 	/* Push most of it out to swap, then lift the limit again. */
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "16M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
 	EXPECT_LE(usage(c), 16 * MB);
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "-1"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "-1"));
 	/* swapoff runs here, in the top container. */
 	ASSERT_EQ(0, cn_run("swapoff /dev/zram0"));
 	u = usage(c);
@@ -1148,20 +1149,20 @@ TEST_F_TIMEOUT(memswap, swapoff_charges_the_owner, 300)
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	worker_stop(&w);
 	EXPECT_EQ(0, settled_usage(c));
-	free(c);
 }
 
 /* The same with the limit in force: swapoff may not take it over. */
 TEST_F_TIMEOUT(memswap, swapoff_respects_the_limit, 300)
 {
-	char *c = strdup(P("%s/c", self->root));
+	char c[CN_PATH_LEN];
 	long limit = 16 * MB, rss;
 	struct worker w;
 	int status;
 
+	cn_path(c, sizeof(c), self->root, "c");
 	ASSERT_EQ(0, cn_mkdir(c));
 	ASSERT_EQ(0, worker_start(&w, c, self->file));
-	ASSERT_EQ(0, cn_write(P("%s/memory.limit_in_bytes", c), "16M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
 	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
 	EXPECT_LE(usage(c), limit);
 	/* The pages cannot all come back: the worker is killed, or... */
@@ -1170,7 +1171,7 @@ TEST_F_TIMEOUT(memswap, swapoff_respects_the_limit, 300)
 	TH_LOG("after swapoff: usage %ld kB, worker resident %ld kB, oom_kill %ld",
 	       usage(c) / 1024, rss / 1024, cn_stat_value(c, "oom_kill"));
 	EXPECT_LE(usage(c), limit);
-	EXPECT_LE(L(P("%s/memory.max_usage_in_bytes", c)), limit);
+	EXPECT_LE(cn_read_long_in(c, "memory.max_usage_in_bytes"), limit);
 	/* ...swapoff failed: either way nothing resident beyond the limit. */
 	EXPECT_LE(rss, limit + 2 * MB);
 	if (cn_stat_value(c, "oom_kill")) {
@@ -1179,7 +1180,6 @@ TEST_F_TIMEOUT(memswap, swapoff_respects_the_limit, 300)
 	} else {
 		worker_stop(&w);
 	}
-	free(c);
 }
 
 /*
@@ -1193,12 +1193,13 @@ TEST_F_TIMEOUT(memswap, swapoff_respects_the_limit, 300)
  */
 TEST_F_TIMEOUT(memswap, swap_free_of_mixed_owners, 120)
 {
-	char *c1 = strdup(P("%s/c1", self->root));
-	char *c2 = strdup(P("%s/c2", self->root));
+	char c1[CN_PATH_LEN], c2[CN_PATH_LEN];
 	long len = 4 * MB;
 	int status;
 	pid_t pid;
 
+	cn_path(c1, sizeof(c1), self->root, "c1");
+	cn_path(c2, sizeof(c2), self->root, "c2");
 	ASSERT_EQ(0, cn_mkdir(c1));
 	ASSERT_EQ(0, cn_mkdir(c2));
 	pid = fork();
@@ -1229,8 +1230,6 @@ TEST_F_TIMEOUT(memswap, swap_free_of_mixed_owners, 120)
 	EXPECT_EQ(0, settled_usage(c2));
 	EXPECT_EQ(0, cn_rmdir(c1));
 	EXPECT_EQ(0, cn_rmdir(c2));
-	free(c1);
-	free(c2);
 }
 
 TEST_HARNESS_MAIN

@@ -18,8 +18,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-
 FIXTURE(ns) {
 	struct cn_env env;
 	char *root;
@@ -40,16 +38,23 @@ FIXTURE_TEARDOWN(ns)
 	cn_env_cleanup(&self->env);
 }
 
-/* The path of @pid in hierarchy @hid, or "<error N>". */
-static char *where(pid_t pid, int hid)
+/* The path of @pid in hierarchy @hid in @buf, or "<error N>"; @buf. */
+static char *where(pid_t pid, int hid, char *buf, size_t len)
 {
-	static char bufs[4][CN_PATH_LEN];
-	static int next;
-	char *buf = bufs[next++ % 4];
-	int ret = cn_proc_path(pid, hid, buf, CN_PATH_LEN);
+	int ret = cn_proc_path(pid, hid, buf, len);
 
 	if (ret)
-		snprintf(buf, CN_PATH_LEN, "<error %d>", ret);
+		snprintf(buf, len, "<error %d>", ret);
+	return buf;
+}
+
+/*
+ * "@dir/node_<pid>", the container a new namespace of @pid makes; with ""
+ * for @dir, its path as /proc/<pid>/container shows it.  Returns @buf.
+ */
+static char *node_of(char *buf, size_t len, const char *dir, pid_t pid)
+{
+	snprintf(buf, len, "%s/node_%d", dir, pid);
 	return buf;
 }
 
@@ -109,14 +114,17 @@ static int run_unshare(int go[2], int done[2])
 TEST_F(ns, clone_newuts_makes_container)
 {
 	pid_t pid = clone_sleeper(CLONE_NEWUTS);
+	char node[CN_PATH_LEN], want[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
 	cn_env_track(&self->env, pid);
-	EXPECT_TRUE(cn_exists(P("%s/node_%d", self->root, pid)));
-	EXPECT_EQ(1, cn_has_task(P("%s/node_%d", self->root, pid), pid));
-	EXPECT_STREQ(P("/node_%d", pid), where(pid, self->hid));
+	node_of(node, sizeof(node), self->root, pid);
+	EXPECT_TRUE(cn_exists(node));
+	EXPECT_EQ(1, cn_has_task(node, pid));
+	EXPECT_STREQ(node_of(want, sizeof(want), "", pid),
+		     where(pid, self->hid, got, sizeof(got)));
 	/* The parent stays where it was. */
-	EXPECT_STREQ("/", where(getpid(), self->hid));
+	EXPECT_STREQ("/", where(getpid(), self->hid, got, sizeof(got)));
 }
 
 TEST_F(ns, clone_each_namespace_flag)
@@ -125,6 +133,7 @@ TEST_F(ns, clone_each_namespace_flag)
 		CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID,
 		CLONE_NEWNET,
 	};
+	char want[CN_PATH_LEN], got[CN_PATH_LEN];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(flags); i++) {
@@ -132,7 +141,8 @@ TEST_F(ns, clone_each_namespace_flag)
 
 		ASSERT_GT(pid, 0) TH_LOG("flag %#lx", flags[i]);
 		cn_env_track(&self->env, pid);
-		EXPECT_STREQ(P("/node_%d", pid), where(pid, self->hid))
+		EXPECT_STREQ(node_of(want, sizeof(want), "", pid),
+			     where(pid, self->hid, got, sizeof(got)))
 			TH_LOG("flag %#lx", flags[i]);
 	}
 }
@@ -140,11 +150,12 @@ TEST_F(ns, clone_each_namespace_flag)
 TEST_F(ns, plain_fork_makes_no_container)
 {
 	pid_t pid = clone_sleeper(0);
+	char node[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
 	cn_env_track(&self->env, pid);
-	EXPECT_STREQ("/", where(pid, self->hid));
-	EXPECT_FALSE(cn_exists(P("%s/node_%d", self->root, pid)));
+	EXPECT_STREQ("/", where(pid, self->hid, got, sizeof(got)));
+	EXPECT_FALSE(cn_exists(node_of(node, sizeof(node), self->root, pid)));
 	EXPECT_EQ(1, cn_tree_dirs(self->root));
 }
 
@@ -152,40 +163,47 @@ TEST_F(ns, unshare_moves_caller)
 {
 	int go[2], done[2];
 	pid_t pid = unshare_child(CLONE_NEWUTS, go, done);
+	char node[CN_PATH_LEN], want[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
 	cn_env_track(&self->env, pid);
-	EXPECT_STREQ("/", where(pid, self->hid));
+	EXPECT_STREQ("/", where(pid, self->hid, got, sizeof(got)));
 	ASSERT_EQ(0, run_unshare(go, done));
-	EXPECT_STREQ(P("/node_%d", pid), where(pid, self->hid));
-	EXPECT_EQ(1, cn_has_task(P("%s/node_%d", self->root, pid), pid));
+	EXPECT_STREQ(node_of(want, sizeof(want), "", pid),
+		     where(pid, self->hid, got, sizeof(got)));
+	EXPECT_EQ(1, cn_has_task(node_of(node, sizeof(node), self->root, pid),
+				 pid));
 }
 
 TEST_F(ns, unshare_without_namespaces_stays)
 {
 	int go[2], done[2];
 	pid_t pid = unshare_child(CLONE_FILES, go, done);
+	char got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
 	cn_env_track(&self->env, pid);
 	ASSERT_EQ(0, run_unshare(go, done));
-	EXPECT_STREQ("/", where(pid, self->hid));
+	EXPECT_STREQ("/", where(pid, self->hid, got, sizeof(got)));
 }
 
 TEST_F(ns, name_clash_gets_suffix)
 {
 	int go[2], done[2];
 	pid_t pid = unshare_child(CLONE_NEWUTS, go, done);
+	char node[CN_PATH_LEN], want[CN_PATH_LEN], got[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
 	cn_env_track(&self->env, pid);
-	ASSERT_EQ(0, cn_mkdir(P("%s/node_%d", self->root, pid)));
+	ASSERT_EQ(0, cn_mkdir(node_of(node, sizeof(node), self->root, pid)));
 	ASSERT_EQ(0, run_unshare(go, done));
-	EXPECT_STREQ(P("/node_%d-2", pid), where(pid, self->hid));
+	snprintf(want, sizeof(want), "/node_%d-2", pid);
+	EXPECT_STREQ(want, where(pid, self->hid, got, sizeof(got)));
 }
 
 TEST_F(ns, nested_unshare_nests)
 {
+	char want[CN_PATH_LEN], got[CN_PATH_LEN];
 	pid_t pid;
 	int i;
 
@@ -199,49 +217,52 @@ TEST_F(ns, nested_unshare_nests)
 	}
 	cn_env_track(&self->env, pid);
 	/* The second unshare starts from the container of the first. */
+	snprintf(want, sizeof(want), "/node_%d/node_%d", pid, pid);
 	for (i = 0; i < 300; i++) {
-		if (!strcmp(where(pid, self->hid),
-			    P("/node_%d/node_%d", pid, pid)))
+		if (!strcmp(where(pid, self->hid, got, sizeof(got)), want))
 			break;
 		cn_sleep_ms(10);
 	}
-	EXPECT_STREQ(P("/node_%d/node_%d", pid, pid), where(pid, self->hid));
+	EXPECT_STREQ(want, where(pid, self->hid, got, sizeof(got)));
 }
 
 TEST_F(ns, cannot_move_up_or_sideways)
 {
 	const char *r = self->root;
 	pid_t pid = clone_sleeper(CLONE_NEWUTS);
-	char *node;
+	char node[CN_PATH_LEN], other[CN_PATH_LEN], below[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
 	cn_env_track(&self->env, pid);
-	node = strdup(P("%s/node_%d", r, pid));
+	node_of(node, sizeof(node), r, pid);
+	cn_path(other, sizeof(other), r, "other");
+	cn_path(below, sizeof(below), node, "below");
 	ASSERT_TRUE(cn_exists(node));
-	ASSERT_EQ(0, cn_mkdir(P("%s/other", r)));
+	ASSERT_EQ(0, cn_mkdir(other));
 
 	EXPECT_EQ(-EPERM, cn_move(r, pid));
-	EXPECT_EQ(-EPERM, cn_move(P("%s/other", r), pid));
+	EXPECT_EQ(-EPERM, cn_move(other, pid));
 	EXPECT_EQ(1, cn_has_task(node, pid));
 
 	/* Down is fine, and then not back up. */
-	ASSERT_EQ(0, cn_mkdir(P("%s/below", node)));
-	EXPECT_EQ(0, cn_move(P("%s/below", node), pid));
+	ASSERT_EQ(0, cn_mkdir(below));
+	EXPECT_EQ(0, cn_move(below, pid));
 	EXPECT_EQ(-EPERM, cn_move(node, pid));
-	EXPECT_EQ(1, cn_has_task(P("%s/below", node), pid));
-	free(node);
+	EXPECT_EQ(1, cn_has_task(below, pid));
 }
 
 TEST_F(ns, container_of_exited_task_can_be_removed)
 {
 	pid_t pid = clone_sleeper(CLONE_NEWUTS);
+	char node[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
 	cn_env_track(&self->env, pid);
-	ASSERT_TRUE(cn_exists(P("%s/node_%d", self->root, pid)));
-	EXPECT_EQ(-EBUSY, cn_rmdir(P("%s/node_%d", self->root, pid)));
+	node_of(node, sizeof(node), self->root, pid);
+	ASSERT_TRUE(cn_exists(node));
+	EXPECT_EQ(-EBUSY, cn_rmdir(node));
 	cn_env_kill(&self->env, pid);
-	EXPECT_EQ(0, cn_rmdir(P("%s/node_%d", self->root, pid)));
+	EXPECT_EQ(0, cn_rmdir(node));
 }
 
 TEST(no_hierarchy_no_container)

@@ -20,8 +20,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-
 FIXTURE(perm) {
 	struct cn_env env;
 	char *root;
@@ -30,10 +28,12 @@ FIXTURE(perm) {
 
 FIXTURE_SETUP(perm)
 {
+	char opts[CN_DIR_LEN];
+
 	cn_cleanup_stale();
 	cn_env_init(&self->env);
-	ASSERT_EQ(0, cn_env_mount(&self->env, P("none,name=perm%d", getpid()),
-				  &self->root));
+	snprintf(opts, sizeof(opts), "none,name=perm%d", getpid());
+	ASSERT_EQ(0, cn_env_mount(&self->env, opts, &self->root));
 	/* nobody must be able to reach the mount point. */
 	ASSERT_EQ(0, chmod(self->root, 0755));
 	snprintf(self->c, sizeof(self->c), "%s/c", self->root);
@@ -67,16 +67,19 @@ static int do_move_self(void *arg)
 
 TEST_F(perm, nobody_cannot_change_root_owned)
 {
-	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_mkdir,
-				     P("%s/x", self->root)));
-	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_mkdir, P("%s/x", self->c)));
+	char path[CN_PATH_LEN];
+
+	cn_path(path, sizeof(path), self->root, "x");
+	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_mkdir, path));
+	cn_path(path, sizeof(path), self->c, "x");
+	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_mkdir, path));
 	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_rmdir, self->c));
-	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_write1,
-				     P("%s/notify_on_release", self->c)));
-	EXPECT_EQ(0, cn_long(P("%s/notify_on_release", self->c)));
+	cn_path(path, sizeof(path), self->c, "notify_on_release");
+	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_write1, path));
+	EXPECT_EQ(0, cn_read_long_in(self->c, "notify_on_release"));
 	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_move_self, self->c));
-	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_write1,
-				     P("%s/release_agent", self->root)));
+	cn_path(path, sizeof(path), self->root, "release_agent");
+	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, do_write1, path));
 	EXPECT_TRUE(cn_exists(self->c));
 	EXPECT_EQ(1, cn_tree_dirs(self->c));
 }
@@ -186,7 +189,7 @@ static int write_fd_str(void *arg)
  */
 TEST_F(perm, release_agent_needs_cap_sys_admin)
 {
-	char path[CN_PATH_LEN], fdstr[16];
+	char path[CN_PATH_LEN], fdstr[16], val[CN_PATH_LEN];
 	int fd, sk[2];
 
 	snprintf(path, sizeof(path), "%s/release_agent", self->root);
@@ -196,7 +199,7 @@ TEST_F(perm, release_agent_needs_cap_sys_admin)
 	snprintf(fdstr, sizeof(fdstr), "%d", fd);
 	EXPECT_EQ(-EPERM, cn_run_as(CN_NOBODY, write_fd_str, fdstr));
 	close(fd);
-	EXPECT_STREQ("", cn_str(path));
+	EXPECT_STREQ("", cn_str(path, val, sizeof(val)));
 
 	/* Opened by nobody (after a chown), written by root. */
 	ASSERT_EQ(0, chown(path, CN_NOBODY, CN_NOBODY));
@@ -207,7 +210,7 @@ TEST_F(perm, release_agent_needs_cap_sys_admin)
 	EXPECT_EQ(-1, write(fd, "/bin/true", 9));
 	EXPECT_EQ(EPERM, errno);
 	close(fd);
-	EXPECT_STREQ("", cn_str(path));
+	EXPECT_STREQ("", cn_str(path, val, sizeof(val)));
 	close(sk[0]);
 	close(sk[1]);
 }
@@ -248,15 +251,17 @@ static int delegated(void *arg)
 TEST_F(perm, delegation_by_chown)
 {
 	struct deleg d = { .c = self->c, .root = self->root };
+	char tasks[CN_PATH_LEN];
 
+	cn_path(tasks, sizeof(tasks), self->c, "tasks");
 	d.other = cn_env_sleeper(&self->env);
 	ASSERT_GT(d.other, 0);
 	ASSERT_EQ(0, chown(self->c, CN_NOBODY, CN_NOBODY));
-	ASSERT_EQ(0, chown(P("%s/tasks", self->c), CN_NOBODY, CN_NOBODY));
+	ASSERT_EQ(0, chown(tasks, CN_NOBODY, CN_NOBODY));
 	EXPECT_EQ(0, cn_run_as(CN_NOBODY, delegated, &d));
 	EXPECT_EQ(1, cn_has_task(self->root, d.other));
 	/* The child container nobody made is nobody's. */
-	EXPECT_TRUE(cn_exists(P("%s/d", self->c)));
+	EXPECT_TRUE(cn_exists_in(self->c, "d"));
 }
 
 TEST_HARNESS_MAIN

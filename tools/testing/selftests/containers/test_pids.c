@@ -34,10 +34,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-#define L cn_long
-#define S cn_str
-
 /* An agent never has more children than this, limit or not. */
 #define AGENT_MAX_KIDS	64
 
@@ -184,10 +180,11 @@ static void agent_stop(struct cn_env *env, struct agent *a)
 /* "max N" of pids.events, or -1. */
 static long events_max(const char *cont)
 {
-	char *s = S(P("%s/pids.events", cont));
 	long v;
+	char val[CN_PATH_LEN];
 
-	return sscanf(s, "max %ld", &v) == 1 ? v : -1;
+	cn_read_str_in(cont, "pids.events", val, sizeof(val));
+	return sscanf(val, "max %ld", &v) == 1 ? v : -1;
 }
 
 /* Wait until pids.current of @cont is @want, at most 2 s; return it. */
@@ -197,7 +194,7 @@ static long wait_current(const char *cont, long want)
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		v = L(P("%s/pids.current", cont));
+		v = cn_read_long_in(cont, "pids.current");
 		if (v == want)
 			break;
 		cn_sleep_ms(10);
@@ -205,11 +202,13 @@ static long wait_current(const char *cont, long want)
 	return v;
 }
 
-/* The permission bits of @path, or -1. */
-static int mode_of(const char *path)
+/* The permission bits of file @file of container @cont, or -1. */
+static int mode_of(const char *cont, const char *file)
 {
+	char path[CN_PATH_LEN];
 	struct stat st;
 
+	cn_path(path, sizeof(path), cont, file);
 	return stat(path, &st) ? -1 : (int)(st.st_mode & 07777);
 }
 
@@ -222,13 +221,14 @@ FIXTURE(pids) {
 
 FIXTURE_SETUP(pids)
 {
+	char opts[CN_DIR_LEN];
+
 	/* A write to an agent that died must fail, not kill the test. */
 	signal(SIGPIPE, SIG_IGN);
 	cn_cleanup_stale();
 	cn_env_init(&self->env);
-	ASSERT_EQ(0, cn_env_mount_retry(&self->env,
-					P("pids,name=ct%d", getpid()),
-					&self->root));
+	snprintf(opts, sizeof(opts), "pids,name=ct%d", getpid());
+	ASSERT_EQ(0, cn_env_mount_retry(&self->env, opts, &self->root));
 	snprintf(self->c, sizeof(self->c), "%s/c", self->root);
 	snprintf(self->d, sizeof(self->d), "%s/c/d", self->root);
 	ASSERT_EQ(0, cn_mkdir(self->c));
@@ -243,24 +243,28 @@ FIXTURE_TEARDOWN(pids)
 TEST_F(pids, files_and_defaults)
 {
 	const char *c = self->c;
+	char val[CN_PATH_LEN];
 
-	EXPECT_EQ(0644, mode_of(P("%s/pids.max", c)));
-	EXPECT_EQ(0444, mode_of(P("%s/pids.current", c)));
-	EXPECT_EQ(0444, mode_of(P("%s/pids.events", c)));
-	EXPECT_STREQ("max", S(P("%s/pids.max", c)));
-	EXPECT_EQ(0, L(P("%s/pids.current", c)));
-	EXPECT_STREQ("max 0", S(P("%s/pids.events", c)));
+	EXPECT_EQ(0644, mode_of(c, "pids.max"));
+	EXPECT_EQ(0444, mode_of(c, "pids.current"));
+	EXPECT_EQ(0444, mode_of(c, "pids.events"));
+	EXPECT_STREQ("max", cn_read_str_in(c, "pids.max", val, sizeof(val)));
+	EXPECT_EQ(0, cn_read_long_in(c, "pids.current"));
+	EXPECT_STREQ("max 0", cn_read_str_in(c, "pids.events", val,
+					     sizeof(val)));
 
 	/* The top has no limit and counts nothing: none of the files. */
-	EXPECT_FALSE(cn_exists(P("%s/pids.max", self->root)));
-	EXPECT_FALSE(cn_exists(P("%s/pids.current", self->root)));
-	EXPECT_FALSE(cn_exists(P("%s/pids.events", self->root)));
+	EXPECT_FALSE(cn_exists_in(self->root, "pids.max"));
+	EXPECT_FALSE(cn_exists_in(self->root, "pids.current"));
+	EXPECT_FALSE(cn_exists_in(self->root, "pids.events"));
 
 	/* A grandchild has them too. */
 	ASSERT_EQ(0, cn_mkdir(self->d));
-	EXPECT_STREQ("max", S(P("%s/pids.max", self->d)));
-	EXPECT_EQ(0, L(P("%s/pids.current", self->d)));
-	EXPECT_STREQ("max 0", S(P("%s/pids.events", self->d)));
+	EXPECT_STREQ("max", cn_read_str_in(self->d, "pids.max", val,
+					   sizeof(val)));
+	EXPECT_EQ(0, cn_read_long_in(self->d, "pids.current"));
+	EXPECT_STREQ("max 0", cn_read_str_in(self->d, "pids.events", val,
+					     sizeof(val)));
 }
 
 /* 2. A fork bomb stops at the limit; outside, fork still works. */
@@ -271,12 +275,12 @@ TEST_F_TIMEOUT(pids, fork_bomb_stops_at_limit, 120)
 	int err, status;
 	pid_t pid;
 
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", c), "20"));
+	ASSERT_EQ(0, cn_write_in(c, "pids.max", "20"));
 	ASSERT_EQ(0, agent_start(&self->env, &a, c));
 	/* The agent itself and 19 children. */
 	EXPECT_EQ(19, agent_do(&a, AGENT_BOMB, &err));
 	EXPECT_EQ(EAGAIN, err);
-	EXPECT_EQ(20, L(P("%s/pids.current", c)));
+	EXPECT_EQ(20, cn_read_long_in(c, "pids.current"));
 	EXPECT_EQ(20, cn_count_tasks(c));
 	EXPECT_EQ(1, events_max(c));
 
@@ -303,25 +307,25 @@ TEST_F_TIMEOUT(pids, ancestor_limit_applies, 120)
 	int err;
 
 	ASSERT_EQ(0, cn_mkdir(d));
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", c), "5"));
+	ASSERT_EQ(0, cn_write_in(c, "pids.max", "5"));
 	ASSERT_EQ(0, agent_start(&self->env, &a, d));
 	EXPECT_EQ(4, agent_do(&a, AGENT_BOMB, &err));
 	EXPECT_EQ(EAGAIN, err);
-	EXPECT_EQ(5, L(P("%s/pids.current", d)));
-	EXPECT_EQ(5, L(P("%s/pids.current", c)));
+	EXPECT_EQ(5, cn_read_long_in(d, "pids.current"));
+	EXPECT_EQ(5, cn_read_long_in(c, "pids.current"));
 	EXPECT_EQ(1, events_max(c));
 	EXPECT_EQ(0, events_max(d));
 	agent_stop(&self->env, &a);
 	EXPECT_EQ(0, wait_current(d, 0));
 	EXPECT_EQ(0, wait_current(c, 0));
 
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", c), "10"));
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", d), "3"));
+	ASSERT_EQ(0, cn_write_in(c, "pids.max", "10"));
+	ASSERT_EQ(0, cn_write_in(d, "pids.max", "3"));
 	ASSERT_EQ(0, agent_start(&self->env, &a, d));
 	EXPECT_EQ(2, agent_do(&a, AGENT_BOMB, &err));
 	EXPECT_EQ(EAGAIN, err);
-	EXPECT_EQ(3, L(P("%s/pids.current", d)));
-	EXPECT_EQ(3, L(P("%s/pids.current", c)));
+	EXPECT_EQ(3, cn_read_long_in(d, "pids.current"));
+	EXPECT_EQ(3, cn_read_long_in(c, "pids.current"));
 	EXPECT_EQ(1, events_max(d));
 	EXPECT_EQ(1, events_max(c));
 	agent_stop(&self->env, &a);
@@ -349,7 +353,7 @@ static int threads_in(const char *cont)
 			return 11 + i;
 	if (pthread_create(&t, NULL, idle_thread, NULL) != EAGAIN)
 		return 20;
-	if (L(P("%s/pids.current", cont)) != 3)
+	if (cn_read_long_in(cont, "pids.current") != 3)
 		return 21;
 	return 0;
 }
@@ -361,7 +365,7 @@ TEST_F_TIMEOUT(pids, threads_count, 60)
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", c), "3"));
+	ASSERT_EQ(0, cn_write_in(c, "pids.max", "3"));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid)
@@ -386,26 +390,26 @@ TEST_F_TIMEOUT(pids, refused_fork_leaves_no_trace, 60)
 	int i, err;
 
 	ASSERT_EQ(0, cn_mkdir(d));
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", d), "1"));
+	ASSERT_EQ(0, cn_write_in(d, "pids.max", "1"));
 	ASSERT_EQ(0, agent_start(&self->env, &a, d));
-	EXPECT_EQ(1, L(P("%s/pids.current", d)));
+	EXPECT_EQ(1, cn_read_long_in(d, "pids.current"));
 	for (i = 0; i < 5; i++) {
 		EXPECT_EQ(0, agent_do(&a, AGENT_FORK, &err));
 		EXPECT_EQ(EAGAIN, err);
-		EXPECT_EQ(1, L(P("%s/pids.current", d)));
-		EXPECT_EQ(1, L(P("%s/pids.current", c)));
+		EXPECT_EQ(1, cn_read_long_in(d, "pids.current"));
+		EXPECT_EQ(1, cn_read_long_in(c, "pids.current"));
 	}
 	EXPECT_EQ(5, events_max(d));
 	EXPECT_EQ(0, events_max(c));
 
 	/* Nothing was left charged: one more task fits in a limit of 2. */
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", d), "2"));
+	ASSERT_EQ(0, cn_write_in(d, "pids.max", "2"));
 	EXPECT_EQ(1, agent_do(&a, AGENT_FORK, &err));
 	EXPECT_EQ(0, err);
 	EXPECT_EQ(0, agent_do(&a, AGENT_FORK, &err));
 	EXPECT_EQ(EAGAIN, err);
-	EXPECT_EQ(2, L(P("%s/pids.current", d)));
-	EXPECT_EQ(2, L(P("%s/pids.current", c)));
+	EXPECT_EQ(2, cn_read_long_in(d, "pids.current"));
+	EXPECT_EQ(2, cn_read_long_in(c, "pids.current"));
 
 	agent_stop(&self->env, &a);
 	EXPECT_EQ(0, wait_current(d, 0));
@@ -420,26 +424,26 @@ TEST_F_TIMEOUT(pids, attach_may_exceed, 60)
 	pid_t s1, s2;
 	int err;
 
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", c), "1"));
+	ASSERT_EQ(0, cn_write_in(c, "pids.max", "1"));
 	s1 = cn_env_sleeper(&self->env);
 	s2 = cn_env_sleeper(&self->env);
 	ASSERT_GT(s1, 0);
 	ASSERT_GT(s2, 0);
 	EXPECT_EQ(0, cn_move(c, s1));
 	EXPECT_EQ(0, cn_move(c, s2));
-	EXPECT_EQ(2, L(P("%s/pids.current", c)));
+	EXPECT_EQ(2, cn_read_long_in(c, "pids.current"));
 
 	/* The agent moves in too, over the limit, and cannot fork. */
 	ASSERT_EQ(0, agent_start(&self->env, &a, c));
-	EXPECT_EQ(3, L(P("%s/pids.current", c)));
+	EXPECT_EQ(3, cn_read_long_in(c, "pids.current"));
 	EXPECT_EQ(0, agent_do(&a, AGENT_FORK, &err));
 	EXPECT_EQ(EAGAIN, err);
-	EXPECT_EQ(3, L(P("%s/pids.current", c)));
+	EXPECT_EQ(3, cn_read_long_in(c, "pids.current"));
 	EXPECT_EQ(1, events_max(c));
 
 	/* Moving out uncharges, and so does exiting. */
 	EXPECT_EQ(0, cn_move(self->root, s1));
-	EXPECT_EQ(2, L(P("%s/pids.current", c)));
+	EXPECT_EQ(2, cn_read_long_in(c, "pids.current"));
 	cn_env_kill(&self->env, s2);
 	EXPECT_EQ(1, wait_current(c, 1));
 	agent_stop(&self->env, &a);
@@ -455,29 +459,30 @@ TEST_F_TIMEOUT(pids, lowering_below_current, 60)
 	const char *c = self->c;
 	struct agent a;
 	int err;
+	char val[CN_PATH_LEN];
 
 	ASSERT_EQ(0, agent_start(&self->env, &a, c));
 	EXPECT_EQ(1, agent_do(&a, AGENT_FORK, &err));
 	EXPECT_EQ(1, agent_do(&a, AGENT_FORK, &err));
-	EXPECT_EQ(3, L(P("%s/pids.current", c)));
+	EXPECT_EQ(3, cn_read_long_in(c, "pids.current"));
 
-	EXPECT_EQ(0, cn_write(P("%s/pids.max", c), "1"));
-	EXPECT_STREQ("1", S(P("%s/pids.max", c)));
-	EXPECT_EQ(3, L(P("%s/pids.current", c)));
+	EXPECT_EQ(0, cn_write_in(c, "pids.max", "1"));
+	EXPECT_STREQ("1", cn_read_str_in(c, "pids.max", val, sizeof(val)));
+	EXPECT_EQ(3, cn_read_long_in(c, "pids.current"));
 	EXPECT_EQ(0, agent_do(&a, AGENT_FORK, &err));
 	EXPECT_EQ(EAGAIN, err);
-	EXPECT_EQ(3, L(P("%s/pids.current", c)));
+	EXPECT_EQ(3, cn_read_long_in(c, "pids.current"));
 
-	EXPECT_EQ(0, cn_write(P("%s/pids.max", c), "4"));
+	EXPECT_EQ(0, cn_write_in(c, "pids.max", "4"));
 	EXPECT_EQ(1, agent_do(&a, AGENT_FORK, &err));
 	EXPECT_EQ(0, err);
 	EXPECT_EQ(0, agent_do(&a, AGENT_FORK, &err));
 	EXPECT_EQ(EAGAIN, err);
-	EXPECT_EQ(4, L(P("%s/pids.current", c)));
+	EXPECT_EQ(4, cn_read_long_in(c, "pids.current"));
 
-	EXPECT_EQ(0, cn_write(P("%s/pids.max", c), "max"));
+	EXPECT_EQ(0, cn_write_in(c, "pids.max", "max"));
 	EXPECT_EQ(1, agent_do(&a, AGENT_FORK, &err));
-	EXPECT_EQ(5, L(P("%s/pids.current", c)));
+	EXPECT_EQ(5, cn_read_long_in(c, "pids.current"));
 	EXPECT_EQ(2, events_max(c));
 
 	agent_stop(&self->env, &a);
@@ -502,19 +507,22 @@ TEST_F(pids, bad_values_einval)
 	};
 	const char *c = self->c;
 	unsigned int i;
+	char val[CN_PATH_LEN];
 
-	ASSERT_EQ(0, cn_write(P("%s/pids.max", c), "10\n"));
+	ASSERT_EQ(0, cn_write_in(c, "pids.max", "10\n"));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, cn_write(P("%s/pids.max", c), bad[i])) {
+		EXPECT_EQ(-EINVAL, cn_write_in(c, "pids.max", bad[i])) {
 			TH_LOG("'%s'", bad[i]);
 		}
-		EXPECT_STREQ("10", S(P("%s/pids.max", c)));
+		EXPECT_STREQ("10", cn_read_str_in(c, "pids.max", val,
+						  sizeof(val)));
 	}
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
-		EXPECT_EQ(0, cn_write(P("%s/pids.max", c), good[i].in)) {
+		EXPECT_EQ(0, cn_write_in(c, "pids.max", good[i].in)) {
 			TH_LOG("'%s'", good[i].in);
 		}
-		EXPECT_STREQ(good[i].out, S(P("%s/pids.max", c)));
+		EXPECT_STREQ(good[i].out, cn_read_str_in(c, "pids.max", val,
+							 sizeof(val)));
 	}
 }
 
@@ -523,21 +531,24 @@ TEST_F(pids, read_only_files)
 {
 	static const char * const files[] = { "pids.current", "pids.events" };
 	const char *c = self->c;
+	char path[CN_PATH_LEN], val[CN_PATH_LEN];
 	unsigned int i;
 	int fd;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		EXPECT_EQ(-EACCES, cn_write(P("%s/%s", c, files[i]), "1")) {
+		EXPECT_EQ(-EACCES, cn_write_in(c, files[i], "1")) {
 			TH_LOG("%s", files[i]);
 		}
-		fd = open(P("%s/%s", c, files[i]), O_RDWR | O_CLOEXEC);
+		fd = open(cn_path(path, sizeof(path), c, files[i]),
+			  O_RDWR | O_CLOEXEC);
 		EXPECT_EQ(-1, fd);
 		EXPECT_EQ(EACCES, errno);
 		if (fd >= 0)
 			close(fd);
 	}
-	EXPECT_EQ(0, L(P("%s/pids.current", c)));
-	EXPECT_STREQ("max 0", S(P("%s/pids.events", c)));
+	EXPECT_EQ(0, cn_read_long_in(c, "pids.current"));
+	EXPECT_STREQ("max 0", cn_read_str_in(c, "pids.events", val,
+					     sizeof(val)));
 }
 
 TEST_HARNESS_MAIN

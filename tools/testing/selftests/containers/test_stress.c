@@ -67,10 +67,6 @@
 #include "../kselftest_harness.h"
 #include "container_util.h"
 
-#define P cn_fmt
-#define L cn_long
-#define S cn_str
-
 #define SECS_DEFAULT	20
 #define SECS_MIN	5
 #define SECS_MAX	150	/* to stay within the test's timeout */
@@ -92,7 +88,6 @@
 #define MIN_OPS		3	/* successes of each kind for a valid run */
 #define CHECK_TRIES	3
 #define STRESS3		"stress3"
-#define CPU_ONLINE(n)	P("/sys/devices/system/cpu/cpu%d/online", (n))
 
 enum { HA, HB, NR_HIER };
 
@@ -426,17 +421,18 @@ static void format_list(unsigned long long mask, char *buf, size_t len)
 }
 
 /*
- * A random non-empty subset of the list in @file (the root's
- * cpuset.cpus or cpuset.mems), as a list.
+ * A random non-empty subset of the list in @file of container @cont (the
+ * root's cpuset.cpus or cpuset.mems), as a list.
  */
-static int random_list(struct worker *w, const char *file, char *buf,
-		       size_t len)
+static int random_list(struct worker *w, const char *cont, const char *file,
+		       char *buf, size_t len)
 {
+	char path[CN_PATH_LEN], all[256];
 	unsigned long long mask, sub;
-	char all[256];
 	int ret;
 
-	ret = cn_read_str(file, all, sizeof(all));
+	cn_path(path, sizeof(path), cont, file);
+	ret = cn_read_str(path, all, sizeof(all));
 	if (ret)
 		return ret;
 	if (parse_list(all, &mask) || !mask)
@@ -707,7 +703,7 @@ static void storm(struct worker *w)
 			 * All children are alive: the storm and STORM_MAX - 1
 			 * children, exactly (one forker, no race for a slot).
 			 */
-			cur = L(cur_path);
+			cur = cn_long(cur_path);
 			if (n != STORM_MAX - 1 || cur != STORM_MAX)
 				fail(w, "%d children under pids.max %d, pids.current %ld",
 				     n, STORM_MAX, cur);
@@ -915,8 +911,8 @@ static void config(struct worker *w)
 		} else if (r % 4 < 2) {
 			bool cpus = r % 4 == 0;
 
-			ret = random_list(w, P("%s/cpuset.%s", root_a,
-					       cpus ? "cpus" : "mems"),
+			ret = random_list(w, root_a,
+					  cpus ? "cpuset.cpus" : "cpuset.mems",
 					  val, sizeof(val));
 			if (ret) {
 				fail(w, "root cpuset list: %s", strerror(-ret));
@@ -1026,6 +1022,13 @@ static void mounter(struct worker *w)
 		w->sh->mnt3[0] = '\0';
 }
 
+/* The online file of CPU @cpu in @buf of @len bytes; returns @buf. */
+static char *online_file(char *buf, size_t len, int cpu)
+{
+	snprintf(buf, len, "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return buf;
+}
+
 /* Bring the CPU back, whatever happens (EBUSY: try again a while). */
 static void cpu_online(struct worker *w, const char *path)
 {
@@ -1048,8 +1051,7 @@ static void hotplug(struct worker *w)
 
 	if (w->sh->hot_cpu < 0)
 		return;
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-		 w->sh->hot_cpu);
+	online_file(path, sizeof(path), w->sh->hot_cpu);
 	for (cycle = 0; cycle < HOTPLUG_CYCLES; cycle++) {
 		nap(w, gap);
 		if (!running(w))
@@ -1127,10 +1129,13 @@ static long env_long(const char *name, long def)
 static int hotplug_cpu(void)
 {
 	int cpu = sysconf(_SC_NPROCESSORS_CONF) - 1;
+	char path[64];
 
-	for (; cpu >= 1; cpu--)
-		if (!access(CPU_ONLINE(cpu), W_OK) && L(CPU_ONLINE(cpu)) == 1)
+	for (; cpu >= 1; cpu--) {
+		online_file(path, sizeof(path), cpu);
+		if (!access(path, W_OK) && cn_long(path) == 1)
 			return cpu;
+	}
 	return -1;
 }
 
@@ -1157,9 +1162,10 @@ static void drop_stress3(void)
 /* /proc/<tid> exists and is not a zombie (zombies are in no container). */
 static bool task_alive(pid_t tid)
 {
-	char buf[512], *p;
+	char path[64], buf[512], *p;
 
-	if (cn_read(P("/proc/%d/stat", tid), buf, sizeof(buf)) <= 0)
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	if (cn_read(path, buf, sizeof(buf)) <= 0)
 		return false;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
@@ -1171,6 +1177,7 @@ static int proc_tids(pid_t **out)
 	struct dirent *de, *te;
 	pid_t *arr = NULL, *tmp;
 	int n = 0, cap = 0;
+	char path[64];
 	DIR *d, *t;
 
 	d = opendir("/proc");
@@ -1179,7 +1186,8 @@ static int proc_tids(pid_t **out)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		t = opendir(P("/proc/%.32s/task", de->d_name));
+		snprintf(path, sizeof(path), "/proc/%.32s/task", de->d_name);
+		t = opendir(path);
 		if (!t)
 			continue;
 		while ((te = readdir(t))) {
@@ -1423,6 +1431,8 @@ FIXTURE_SETUP(stress)
 
 FIXTURE_TEARDOWN(stress)
 {
+	char path[64];
+
 	/* Workers first: the mounter may still be using its mount. */
 	cn_env_kill_all(&self->env);
 	if (self->sh != MAP_FAILED && self->sh->mnt3[0])
@@ -1431,73 +1441,85 @@ FIXTURE_TEARDOWN(stress)
 	drop_stress3();
 	/* Whatever happened, the CPU comes back. */
 	if (self->hot_cpu >= 0)
-		cn_write(CPU_ONLINE(self->hot_cpu), "1");
+		cn_write(online_file(path, sizeof(path), self->hot_cpu), "1");
 	if (self->sh != MAP_FAILED)
 		munmap(self->sh, sizeof(*self->sh));
 }
 
-TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
+/* ---------------------------------------------------------------------
+ * The phases of the test.
+ * ---------------------------------------------------------------------
+ */
+
+/* How long the workers run: CN_STRESS_SECS, within SECS_MIN..SECS_MAX. */
+static long churn_seconds(struct __test_metadata *_metadata)
 {
-	static const char * const chain[] = {
-		"storm", "storm/s1", "storm/s1/s2", STORM_PATH,
-	};
-	static struct placed pl[MAX_TIDS];
-	struct shared *sh = self->sh;
 	long secs = env_long("CN_STRESS_SECS", SECS_DEFAULT);
-	unsigned int base, seed;
-	char cpus[256], mems[256], *text;
-	struct dirlist dl = { 0 };
-	int i, j, h, n, bad, tries, ret, hier, num, en, dirs[NR_HIER];
-	int stuck = 0, *counts;
-	bool done[NR_WORKERS] = { false };
-	struct cn_member *m;
-	unsigned int op;
-	pid_t me = getpid(), pid, *snap;
-	long end, v, css_groups;
 
 	if (secs < SECS_MIN || secs > SECS_MAX) {
 		TH_LOG("CN_STRESS_SECS=%ld out of %d..%d", secs, SECS_MIN,
 		       SECS_MAX);
 		secs = secs < SECS_MIN ? SECS_MIN : SECS_MAX;
 	}
-	base = env_long("CN_STRESS_SEED", (unsigned int)time(NULL) ^
-			((unsigned int)getpid() << 16));
-	ksft_print_msg("%ld s of churn, CN_STRESS_SEED=%u, hotplug CPU %d\n",
-		       secs, base, self->hot_cpu);
-	/* Every task is in the roots now: remember how many css_groups. */
-	css_groups = L(P("%s/debug.css_group_count", sh->root[HB]));
-	ASSERT_LT(0, css_groups);
+	return secs;
+}
 
-	/* The fork storm's container, 4 deep in both hierarchies. */
-	ASSERT_EQ(0, cn_read_str(P("%s/cpuset.effective_cpus", sh->root[HA]),
-				 cpus, sizeof(cpus)));
-	ASSERT_EQ(0, cn_read_str(P("%s/cpuset.effective_mems", sh->root[HA]),
-				 mems, sizeof(mems)));
+/*
+ * The fork storm's container, 4 deep in both hierarchies, with every CPU
+ * and node of the root of A, and its pids.max.
+ */
+static void make_storm(struct __test_metadata *_metadata, struct shared *sh)
+{
+	static const char * const chain[] = {
+		"storm", "storm/s1", "storm/s1/s2", STORM_PATH,
+	};
+	char cpus[256], mems[256], path[CN_PATH_LEN], dir[CN_PATH_LEN];
+	int i, h;
+
+	cn_path(path, sizeof(path), sh->root[HA], "cpuset.effective_cpus");
+	ASSERT_EQ(0, cn_read_str(path, cpus, sizeof(cpus)));
+	cn_path(path, sizeof(path), sh->root[HA], "cpuset.effective_mems");
+	ASSERT_EQ(0, cn_read_str(path, mems, sizeof(mems)));
 	for (h = 0; h < NR_HIER; h++) {
 		for (i = 0; i < (int)ARRAY_SIZE(chain); i++) {
-			char *dir = P("%s/%s", sh->root[h], chain[i]);
-
+			cn_path(dir, sizeof(dir), sh->root[h], chain[i]);
 			ASSERT_EQ(0, cn_mkdir(dir));
 			if (h != HA)
 				continue;
-			ASSERT_EQ(0, cn_write(P("%s/cpuset.cpus", dir), cpus));
-			ASSERT_EQ(0, cn_write(P("%s/cpuset.mems", dir), mems));
+			ASSERT_EQ(0, cn_write_in(dir, "cpuset.cpus", cpus));
+			ASSERT_EQ(0, cn_write_in(dir, "cpuset.mems", mems));
 		}
 		snprintf(sh->storm[h], CN_PATH_LEN, "%s/%s", sh->root[h],
 			 STORM_PATH);
 		sh->ndirs[h] = ARRAY_SIZE(chain) + 1;
 	}
-	ASSERT_EQ(0, cn_write(P("%s/storm/s1/pids.max", sh->root[HA]), "100"));
-	ASSERT_EQ(0, cn_writef(P("%s/pids.max", sh->storm[HA]), "%d",
-			       STORM_MAX));
+	ASSERT_EQ(0, cn_write_in(sh->root[HA], "storm/s1/pids.max", "100"));
+	ASSERT_EQ(0, cn_writef_in(sh->storm[HA], "pids.max", "%d",
+				  STORM_MAX));
+}
 
-	/* Victims: one busy with threads, one busy alone, one idle. */
-	ASSERT_LT(0, spawn_victim(&self->env, &sh->victims, VICTIM_THREADS,
-				  true));
+/* Victims: one busy with threads, one busy alone, one idle. */
+static void start_victims(struct __test_metadata *_metadata,
+			  struct cn_env *env, struct shared *sh)
+{
+	int i;
+
+	ASSERT_LT(0, spawn_victim(env, &sh->victims, VICTIM_THREADS, true));
 	for (i = 0; i < NR_SLEEPERS; i++) {
-		ASSERT_LT(0, spawn_victim(&self->env, &sh->victims, 0,
-					  i == 0));
+		ASSERT_LT(0, spawn_victim(env, &sh->victims, 0, i == 0));
 	}
+}
+
+/*
+ * Fork the workers, each with its own seed made from @base; they wait for
+ * sh->go.  The storm's worker is put into the storm's containers.
+ */
+static void start_workers(struct __test_metadata *_metadata,
+			  struct cn_env *env, struct shared *sh,
+			  unsigned int base)
+{
+	pid_t me = getpid(), pid;
+	int i, h;
 
 	for (i = 0; i < NR_WORKERS; i++) {
 		sh->st[i].seed = (base ^ (0x9e3779b9u * (i + 1))) ?: 1;
@@ -1508,19 +1530,34 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 		if (!pid)
 			run_worker(sh, i, me);
 		sh->workers[i] = pid;
-		cn_env_track(&self->env, pid);
+		cn_env_track(env, pid);
 	}
 	/* Before the removers start: the storm's containers are in use. */
 	for (h = 0; h < NR_HIER; h++)
 		ASSERT_EQ(0, cn_move(sh->storm[h], sh->workers[W_STORM]));
+}
 
+/* Let the workers loose for @secs seconds. */
+static void run_workers(struct shared *sh, long secs)
+{
 	sh->run_ms = secs * 1000;
 	sh->deadline = cn_now_ms() + sh->run_ms;
 	__atomic_store_n(&sh->go, 1, __ATOMIC_RELEASE);
 	while (cn_now_ms() < sh->deadline)
 		cn_sleep_ms(100);
+}
 
-	/* Stop, and wait for each worker to finish what it was doing. */
+/*
+ * Stop, and wait for each worker to finish what it was doing.  Returns
+ * how many workers did not stop, or ended with an error.
+ */
+static int stop_workers(struct __test_metadata *_metadata,
+			struct cn_env *env, struct shared *sh)
+{
+	bool done[NR_WORKERS] = { false };
+	int i, n, stuck = 0;
+	long end;
+
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
 	end = cn_now_ms() + STOP_MS;
 	for (n = 0; n < NR_WORKERS && cn_now_ms() < end;) {
@@ -1532,7 +1569,7 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 				continue;
 			done[i] = true;
 			n++;
-			cn_env_untrack(&self->env, sh->workers[i]);
+			cn_env_untrack(env, sh->workers[i]);
 			if (WIFEXITED(status) && !WEXITSTATUS(status))
 				continue;
 			stuck++;
@@ -1548,16 +1585,46 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 		TH_LOG("worker %s did not stop in %d s", role_names[i],
 		       STOP_MS / 1000);
 	}
+	return stuck;
+}
+
+/*
+ * Kill the victims and the workers that did not stop, drop what the
+ * mounter left mounted, and bring CPU @hot_cpu back online: the CPUs
+ * online are @online again.
+ */
+static void end_run(struct __test_metadata *_metadata, struct cn_env *env,
+		    struct shared *sh, int hot_cpu, const char *online)
+{
+	char path[64], now[256];
+
 	/* The victims, and workers that did not stop. */
-	cn_env_kill_all(&self->env);
+	cn_env_kill_all(env);
 	if (sh->mnt3[0]) {
 		TH_LOG("the mounter left %s mounted", sh->mnt3);
 		drop_mount(sh->mnt3);
 		sh->mnt3[0] = '\0';
 	}
-	if (self->hot_cpu >= 0)
-		EXPECT_EQ(0, cn_write(CPU_ONLINE(self->hot_cpu), "1"));
-	EXPECT_STREQ(self->online, S("/sys/devices/system/cpu/online"));
+	if (hot_cpu >= 0) {
+		online_file(path, sizeof(path), hot_cpu);
+		EXPECT_EQ(0, cn_write(path, "1"));
+	}
+	EXPECT_STREQ(online, cn_str("/sys/devices/system/cpu/online", now,
+				    sizeof(now)));
+}
+
+/*
+ * What the workers did: @stuck workers that did not stop, no unexpected
+ * error, every kind of operation done (CPU @hot_cpu offline and online
+ * too), and pids.max of the storm hit.
+ */
+static void check_run(struct __test_metadata *_metadata, struct shared *sh,
+		      int hot_cpu, int stuck)
+{
+	char val[CN_PATH_LEN], *text;
+	unsigned int op;
+	int i, ret;
+	long v;
 
 	print_summary(sh);
 	EXPECT_EQ(0, stuck);
@@ -1576,21 +1643,31 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 		  total(sh, OP_MOVE_EXITING, true));
 	EXPECT_LE(1, total(sh, OP_FORK, true))
 		TH_LOG("pids.max %d never refused a fork", STORM_MAX);
-	if (self->hot_cpu >= 0) {
+	if (hot_cpu >= 0) {
 		EXPECT_LE(1, total(sh, OP_CPU_OFF, false));
 		EXPECT_LE(1, total(sh, OP_CPU_ON, false));
 	}
 	v = -1;
-	text = S(P("%s/pids.events", sh->storm[HA]));
+	text = cn_read_str_in(sh->storm[HA], "pids.events", val, sizeof(val));
 	ret = sscanf(text, "max %ld", &v);
 	EXPECT_EQ(1, ret) TH_LOG("pids.events '%s'", text);
 	EXPECT_LE(1, v) TH_LOG("pids.events '%s'", text);
+}
 
-	/* Sentinels: a process with 3 threads and 3 alone, scattered. */
-	ASSERT_LT(0, spawn_victim(&self->env, &sh->sentinels, 3, false));
+/*
+ * Sentinels: a process with 3 threads and 3 alone, each thread put into
+ * a random container of each hierarchy, as @pl records.
+ */
+static void place_sentinels(struct __test_metadata *_metadata,
+			    struct cn_env *env, struct shared *sh,
+			    unsigned int base, struct placed *pl)
+{
+	unsigned int seed;
+	int i, h;
+
+	ASSERT_LT(0, spawn_victim(env, &sh->sentinels, 3, false));
 	for (i = 0; i < 3; i++)
-		ASSERT_LT(0, spawn_victim(&self->env, &sh->sentinels, 0,
-					  false));
+		ASSERT_LT(0, spawn_victim(env, &sh->sentinels, 0, false));
 	seed = base ^ 0x5e471e1u;
 	for (i = 0; i < sh->sentinels.ntids; i++) {
 		pl[i].tid = sh->sentinels.tids[i];
@@ -1598,6 +1675,18 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 			ASSERT_EQ(0, place(sh, h, &seed, pl[i].tid,
 					   pl[i].path[h]));
 	}
+}
+
+/*
+ * Every thread in /proc in exactly one container of each hierarchy, the
+ * one its /proc/<pid>/container names; each sentinel where @pl says.
+ */
+static void check_membership(struct __test_metadata *_metadata,
+			     struct shared *sh, const struct placed *pl)
+{
+	int n, h, bad, tries;
+	pid_t *snap;
+
 	/* CPU hotplug moves tasks from a workqueue: let it finish. */
 	cn_sleep_ms(300);
 
@@ -1622,8 +1711,14 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 	ASSERT_EQ(0, bad);
 	ksft_print_msg("membership: %d threads, each in one container per hierarchy\n",
 		       n);
+}
 
-	/* num_containers counts the directories of the hierarchy. */
+/* num_containers in /proc/containers counts the directories of the tree. */
+static void check_num_containers(struct __test_metadata *_metadata,
+				 struct shared *sh)
+{
+	int i, h, hier, num, en, dirs[NR_HIER];
+
 	for (h = 0; h < NR_HIER; h++) {
 		dirs[h] = cn_tree_dirs(sh->root[h]);
 		ASSERT_LT(0, dirs[h]);
@@ -1636,8 +1731,18 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 		EXPECT_EQ(dirs[h], num) TH_LOG("%s", subsystems[i].name);
 	}
 	ksft_print_msg("containers: %d in A, %d in B\n", dirs[HA], dirs[HB]);
+}
 
-	/* debug.taskcount in B and pids.current in A (whole subtree). */
+/*
+ * debug.taskcount in B and pids.current in A (whole subtree) against the
+ * tasks files.
+ */
+static void check_task_counts(struct __test_metadata *_metadata,
+			      struct shared *sh)
+{
+	struct dirlist dl = { 0 };
+	int i, j, h, *counts;
+
 	for (h = 0; h < NR_HIER; h++) {
 		dl.n = 0;
 		ASSERT_EQ(0, list_dirs(sh->root[h], &dl));
@@ -1655,8 +1760,8 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 				continue;
 			if (h == HB) {
 				EXPECT_EQ(counts[i],
-					  L(P("%s/debug.taskcount",
-					      dl.path[i])))
+					  cn_read_long_in(dl.path[i],
+							  "debug.taskcount"))
 					TH_LOG("%s", dl.path[i]);
 				continue;
 			}
@@ -1667,14 +1772,23 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 				    (!p[len] || p[len] == '/'))
 					sum += counts[j];
 			}
-			EXPECT_EQ(sum, L(P("%s/pids.current", dl.path[i])))
+			EXPECT_EQ(sum, cn_read_long_in(dl.path[i],
+						       "pids.current"))
 				TH_LOG("%s", dl.path[i]);
 		}
 		free(counts);
 	}
+	free(dl.path);
+}
 
-	/* Everybody back to the roots. */
-	cn_env_kill_all(&self->env);
+/* Kill the sentinels; every task left goes back to the roots. */
+static void move_all_to_roots(struct __test_metadata *_metadata,
+			      struct cn_env *env, struct shared *sh)
+{
+	struct cn_member *m;
+	int i, h, n, ret;
+
+	cn_env_kill_all(env);
 	for (h = 0; h < NR_HIER; h++) {
 		n = cn_tree_members(sh->root[h], &m);
 		ASSERT_LT(0, n);
@@ -1688,12 +1802,19 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 		}
 		free(m);
 	}
+}
 
-	/*
-	 * Children first: force_empty moves what it cannot reclaim to the
-	 * parent, whose turn comes after.  Nothing may stay charged.
-	 */
-	dl.n = 0;
+/*
+ * memory.force_empty of every container of A, children first: it moves
+ * what it cannot reclaim to the parent, whose turn comes after.  Nothing
+ * may stay charged.
+ */
+static void check_force_empty(struct __test_metadata *_metadata,
+			      struct shared *sh)
+{
+	struct dirlist dl = { 0 };
+	int i;
+
 	ASSERT_EQ(0, list_dirs(sh->root[HA], &dl));
 	for (i = 0; i < dl.n; i++) {
 		char *c = dl.path[i];
@@ -1701,14 +1822,25 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 		if (!strcmp(c, sh->root[HA]))
 			continue;
 		EXPECT_EQ(0, cn_count_tasks(c)) TH_LOG("%s", c);
-		EXPECT_EQ(0, cn_write(P("%s/memory.force_empty", c), "0"))
+		EXPECT_EQ(0, cn_write_in(c, "memory.force_empty", "0"))
 			TH_LOG("%s", c);
-		EXPECT_EQ(0, L(P("%s/memory.usage_in_bytes", c)))
+		EXPECT_EQ(0, cn_read_long_in(c, "memory.usage_in_bytes"))
 			TH_LOG("%s", c);
 	}
 	ksft_print_msg("force_empty: %d containers of A left without usage\n",
 		       dl.n - 1);
 	free(dl.path);
+}
+
+/*
+ * Remove every container: no css_group leaked (the count is back to
+ * @css_groups) and each hierarchy is its root alone again.
+ */
+static void check_no_leaks(struct __test_metadata *_metadata,
+			   struct shared *sh, long css_groups)
+{
+	int i, h, tries, hier, num, en;
+	long v;
 
 	for (h = 0; h < NR_HIER; h++) {
 		EXPECT_LE(0, cn_destroy_tree(sh->root[h]));
@@ -1716,7 +1848,7 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 	}
 	/* No css_group leaked: the count is back where it started. */
 	for (tries = 0; tries < 30; tries++) {
-		v = L(P("%s/debug.css_group_count", sh->root[HB]));
+		v = cn_read_long_in(sh->root[HB], "debug.css_group_count");
 		if (v == css_groups)
 			break;
 		cn_sleep_ms(100);
@@ -1728,6 +1860,45 @@ TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
 					    &en));
 		EXPECT_EQ(1, num) TH_LOG("%s", subsystems[i].name);
 	}
+}
+
+TEST_F_TIMEOUT(stress, churn_then_invariants, 280)
+{
+	static struct placed pl[MAX_TIDS];
+	struct cn_env *env = &self->env;
+	struct shared *sh = self->sh;
+	long secs, css_groups;
+	unsigned int base;
+	int stuck;
+
+	secs = churn_seconds(_metadata);
+	base = env_long("CN_STRESS_SEED", (unsigned int)time(NULL) ^
+			((unsigned int)getpid() << 16));
+	ksft_print_msg("%ld s of churn, CN_STRESS_SEED=%u, hotplug CPU %d\n",
+		       secs, base, self->hot_cpu);
+	/* Every task is in the roots now: remember how many css_groups. */
+	css_groups = cn_read_long_in(sh->root[HB], "debug.css_group_count");
+	ASSERT_LT(0, css_groups);
+
+	/* The run: workers race on both hierarchies, then stop. */
+	make_storm(_metadata, sh);
+	start_victims(_metadata, env, sh);
+	start_workers(_metadata, env, sh, base);
+	run_workers(sh, secs);
+	stuck = stop_workers(_metadata, env, sh);
+	end_run(_metadata, env, sh, self->hot_cpu, self->online);
+	check_run(_metadata, sh, self->hot_cpu, stuck);
+
+	/* The invariants, with sentinel threads scattered over the trees. */
+	place_sentinels(_metadata, env, sh, base, pl);
+	check_membership(_metadata, sh, pl);
+	check_num_containers(_metadata, sh);
+	check_task_counts(_metadata, sh);
+
+	/* With everything back in the roots: no charge and no leak left. */
+	move_all_to_roots(_metadata, env, sh);
+	check_force_empty(_metadata, sh);
+	check_no_leaks(_metadata, sh, css_groups);
 }
 
 TEST_HARNESS_MAIN
