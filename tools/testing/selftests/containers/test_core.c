@@ -1844,7 +1844,7 @@ static char *walks(const char *dir, char *buf, size_t len)
 TEST_F(dbg, descendants_walks_pre_and_post_order)
 {
 	char a[CN_PATH_LEN], b[CN_PATH_LEN], c[CN_PATH_LEN], z[CN_PATH_LEN];
-	const char *dirs[] = { "b", "b/d", "b/e", "c" };
+	static const char * const dirs[] = { "b", "b/d", "b/e", "c" };
 	char got[1024];
 	int i;
 
