@@ -8,6 +8,7 @@
 #   make series   the work as a patch series in build/series (patches/layout)
 #   make series-check  build the kernel after each patch of the series
 #   make docs-check  kernel-doc and Sphinx on the documentation, no warning
+#   make build-matrix  build robot configurations, W=1 + sparse warnings
 #   make bench    instruction-time benchmarks: baseline, containers, cgroup v1
 #   make profile  where guest time goes in one benchmark workload
 #   make clean    remove build products (not the Debian packages)
@@ -15,13 +16,14 @@
 # Variables: CONFIG=<name> (a configuration below; default containers),
 # RUN=<script> (run that script in the guest instead of the demo),
 # CHECK_CONFIGS (configurations "make check" boots), BOOT_TIMEOUT, CPUS;
-# for profile: MODE (a bench mode; default containers), WORKLOAD (default
+# MATRIX (build-matrix configurations; default all); for profile: MODE
+# (a bench mode; default containers), WORKLOAD (default
 # anon-fault-per-page), REPS, AGAINST=<config>:<mode> (compare with that).
 
 include scripts/version.mk
 
 CONFIG ?= containers
-CHECK_CONFIGS ?= containers debug baseline
+CHECK_CONFIGS ?= containers debug baseline mixed
 CPUS ?= 4
 
 # Configurations: tinyconfig plus these fragments of configs/, in order.
@@ -29,6 +31,7 @@ FRAGMENTS_containers := base containers testenv
 FRAGMENTS_baseline := base baseline testenv
 FRAGMENTS_debug := base containers testenv debug
 FRAGMENTS_cgroupv1 := base cgroupv1 testenv
+FRAGMENTS_mixed := base mixed testenv
 
 B := $(CURDIR)/build
 PRISTINE := $(B)/pristine/linux-source-6.12
@@ -50,6 +53,7 @@ KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
 
 .PHONY: all deps tree prepare kernel-% kernels selftests initramfs run \
 	check check-% check-harness refresh series series-check docs-check \
+	build-matrix \
 	bench profile \
 	clean help
 .NOTPARALLEL:
@@ -57,7 +61,7 @@ KMAKE = $(MAKE) -s -C $(TREE) O=$(call OBJ,$(1)) -j$(JOBS) \
 all: kernel-$(CONFIG)
 
 help:
-	@sed -n '3,14s/^# \{0,1\}//p' Makefile
+	@sed -n '3,15s/^# \{0,1\}//p' Makefile
 
 deps:
 	@scripts/deps.sh
@@ -115,6 +119,11 @@ series-check: series
 docs-check: prepare
 	@scripts/docs-check.sh
 
+# Not part of check: the core alone, each subsystem alone, cgroups beside
+# containers, x86_64_defconfig with containers; warnings in our code.
+build-matrix: prepare
+	@scripts/build-matrix.sh $(MATRIX)
+
 # Not part of check: baseline, containers (in the top and two levels
 # down) and upstream cgroup v1, side by side.
 bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
@@ -136,4 +145,4 @@ profile: kernel-$(CONFIG) $(if $(AGAINST),kernel-$(firstword \
 clean:
 	rm -rf $(B)/obj-* $(B)/selftests $(B)/initramfs.cpio $(B)/log \
 		$(B)/src $(B)/src.manifest $(B)/series $(B)/series-tree \
-		$(B)/series-am $(B)/series-check $(B)/bench
+		$(B)/series-am $(B)/series-check $(B)/bench $(B)/matrix

@@ -22,7 +22,12 @@ for arg; do
 	# KASAN's shadow and kmemleak take memory the memory tests count on.
 	mem=1024
 	[ "$name" = debug ] && mem=2048
-	MEM_MB=${MEM_MB:-$mem} APPEND="${APPEND:-} expect_containers=$want" \
+	# cgroups beside containers: the test of the two side by side (the
+	# others assume subsystems this configuration gives to cgroups).
+	only=
+	[ "$name" = mixed ] && only=" selftests=test_boot,test_mixed"
+	MEM_MB=${MEM_MB:-$mem} \
+	APPEND="${APPEND:-} expect_containers=$want$only" \
 		"$here/boot.sh" "$kernel" "$initrd" "$job" \
 		"$log/check-$name.log" >"$tmp"
 	r=$?
