@@ -32,6 +32,7 @@
 set -u
 REPO=${REPO:?}
 TREE=${TREE:?}
+PRISTINE=${PRISTINE:?}
 M=$REPO/build/matrix
 JOBS=${JOBS:-$(nproc)}
 SUBSYS="debug cpuset ns cpuacct mem pids"
@@ -92,18 +93,24 @@ dropped() {
 }
 
 # The lines each patched upstream file gets from the series, as
-# "FILE FIRST LAST" (from the prepared tree's diff against pristine), and
-# the files the project adds, as "FILE 1 0" (every line).
+# "FILE FIRST LAST", and the files the project adds, as "FILE 1 0" (every
+# line): the files of the prepared tree's manifest (what "make prepare"
+# laid over the pristine tree) against the pristine tree.
 ranges() {
-	git -C "$TREE" diff -U0 HEAD -- . | awk '
-		/^\+\+\+ b\// { f = substr($2, 3); next }
-		/^@@ / {
-			split($3, a, ",")
-			start = substr(a[1], 2); n = (a[2] == "" ? 1 : a[2])
-			if (n > 0) print f, start, start + n - 1
-		}'
-	git -C "$TREE" ls-files --others --exclude-standard |
-		sed 's/$/ 1 0/'
+	local f
+	while read -r f; do
+		if [ ! -e "$PRISTINE/$f" ]; then
+			echo "$f 1 0"
+			continue
+		fi
+		diff -U0 "$PRISTINE/$f" "$TREE/$f" | awk -v f="$f" '
+			/^@@ / {
+				split($3, a, ",")
+				start = substr(a[1], 2)
+				n = (a[2] == "" ? 1 : a[2])
+				if (n > 0) print f, start, start + n - 1
+			}'
+	done <"$TREE.manifest"
 }
 
 # Keep the warnings of the log on stdin that fall in the project's code.
@@ -148,7 +155,7 @@ our_objects() {
 		fi
 		# A C file included by another one (kernel/sched/cputime.c
 		# by build_utility.c): the object whose dependencies name it.
-		for cmd in $(grep -l "$TREE/$c" "$obj/$(dirname "$c")"/.*.o.cmd \
+		for cmd in $(grep -lE "(^|[ /])$c( |$)" "$obj/$(dirname "$c")"/.*.o.cmd \
 			     2>/dev/null); do
 			o=$(basename "$cmd" .cmd)
 			echo "$(dirname "$c")/${o#.}"
