@@ -24,6 +24,13 @@ n=$(wc -l </tmp/list)
 echo "TAP version 13"
 echo "1..$n"
 i=0 pass=0 fail=0 skip=0
+# A name in selftests= that is not a test (renamed, dropped) is a failure,
+# not a smaller run that passes.
+if [ -n "${SELFTESTS_ONLY:-}" ] &&
+   [ "$(wc -l </tmp/list.only)" -ne "$n" ]; then
+	echo "# selftests=$SELFTESTS_ONLY names a test that is not in the list"
+	fail=1
+fi
 while read -r t; do
 	i=$((i + 1))
 	out=/tmp/out.$i
