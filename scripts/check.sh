@@ -40,9 +40,11 @@ for arg; do
 	pass=$((pass + ${p:-0})) fail=$((fail + f)) skip=$((skip + ${s:-0}))
 	# Name what failed, so that the tail of the output is enough to start.
 	if [ "$f" -gt 0 ]; then
-		failed+=$(grep -hE '^(# )*not ok|^# # .*:[0-9]+:.*Expected|^# # +FAIL|^boot: ' \
+		# The harness's own lines (file:line:test:) carry the
+		# TH_LOG explanations and the seeds that replay a failure.
+		failed+=$(grep -hE '^(# )*not ok|^# # [a-z_]+\.c:[0-9]+:|^# # +FAIL|^boot: ' \
 			"$log/check-$name.log" 2>/dev/null | grep -v ' # SKIP' |
-			head -n 20 | sed "s/^/$name: /")$'\n'
+			head -n 60 | sed "s/^/$name: /")$'\n'
 	fi
 	echo "=== $name: ${p:-0} passed, $f failed, ${s:-0} skipped" \
 	     "in $(($(date +%s) - start))s (console: build/log/check-$name.log) ==="
