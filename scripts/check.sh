@@ -42,7 +42,7 @@ for arg; do
 	if [ "$f" -gt 0 ]; then
 		# The harness's own lines (file:line:test:) carry the
 		# TH_LOG explanations and the seeds that replay a failure.
-		failed+=$(grep -hE '^(# )*not ok|^# # [a-z_]+\.c:[0-9]+:|^# # +FAIL|^boot: ' \
+		failed+=$(grep -hE '^(# )*not ok|^# # [A-Za-z0-9_-]+\.c:[0-9]+:|^# # +FAIL|^boot: ' \
 			"$log/check-$name.log" 2>/dev/null | grep -v ' # SKIP' |
 			head -n 60 | sed "s/^/$name: /")$'\n'
 	fi
