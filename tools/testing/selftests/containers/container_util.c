@@ -427,20 +427,23 @@ static int split_line(char *line, char **subsys, char **path)
 /* The path of @pid (0: self) in hierarchy @hier_id. */
 int cn_proc_path(pid_t pid, int hier_id, char *buf, size_t len)
 {
-	char line[1024], *subsys, *path;
+	char *line = NULL, *subsys, *path;
 	int ret = -ENOENT;
+	size_t cap = 0;
 	FILE *f;
 
 	f = open_proc_container(pid);
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	/* Lines as long as the paths: no fixed-size line buffer. */
+	while (getline(&line, &cap, f) > 0) {
 		if (split_line(line, &subsys, &path) != hier_id)
 			continue;
-		snprintf(buf, len, "%s", path);
-		ret = 0;
+		ret = snprintf(buf, len, "%s", path) >= (int)len ?
+		      -ENAMETOOLONG : 0;
 		break;
 	}
+	free(line);
 	fclose(f);
 	return ret;
 }
@@ -463,15 +466,16 @@ static bool has_token(const char *list, const char *token)
 
 static int scan_hier(const char *token, int *count)
 {
-	char line[1024], *subsys, *path;
+	char *line = NULL, *subsys, *path;
 	int id, found = -ENOENT;
+	size_t cap = 0;
 	FILE *f;
 
 	*count = 0;
 	f = open_proc_container(0);
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		id = split_line(line, &subsys, &path);
 		if (id < 0 || !has_token(subsys, token))
 			continue;
@@ -479,6 +483,7 @@ static int scan_hier(const char *token, int *count)
 			found = id;
 		(*count)++;
 	}
+	free(line);
 	fclose(f);
 	return found;
 }
@@ -549,45 +554,59 @@ int cn_wait_subsys_hier(const char *name, int want, long ms)
 	}
 }
 
-static bool is_dir(const char *dir, struct dirent *de)
+/*
+ * The tree walkers never truncate a path: a tree they cannot walk whole is
+ * an error (-ENAMETOOLONG), not a smaller tree.
+ */
+static int join(char *buf, const char *dir, const char *name)
 {
-	char path[CN_PATH_LEN];
+	int n = snprintf(buf, CN_PATH_LEN, "%s/%s", dir, name);
+
+	return n < 0 || n >= CN_PATH_LEN ? -ENAMETOOLONG : 0;
+}
+
+/* Whether entry @de of the open directory @d is a subdirectory. */
+static bool is_subdir(DIR *d, const struct dirent *de)
+{
 	struct stat st;
 
 	if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 		return false;
-	if (de->d_type == DT_DIR)
-		return true;
 	if (de->d_type != DT_UNKNOWN)
-		return false;
-	snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-	return !lstat(path, &st) && S_ISDIR(st.st_mode);
+		return de->d_type == DT_DIR;
+	return !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISDIR(st.st_mode);
 }
 
-/* Number of containers under and including @root. */
+/* Number of containers under and including @root, or -errno. */
 int cn_tree_dirs(const char *root)
 {
-	char path[CN_PATH_LEN];
+	char *path = malloc(CN_PATH_LEN);
 	struct dirent *de;
-	int n = 1, ret;
+	int n = 1, ret = 0;
 	DIR *d;
 
+	if (!path)
+		return -ENOMEM;
 	d = opendir(root);
-	if (!d)
+	if (!d) {
+		free(path);
 		return -errno;
+	}
 	while ((de = readdir(d))) {
-		if (!is_dir(root, de))
+		if (!is_subdir(d, de))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", root, de->d_name);
-		ret = cn_tree_dirs(path);
-		if (ret < 0) {
-			closedir(d);
-			return ret;
-		}
+		ret = join(path, root, de->d_name);
+		if (!ret)
+			ret = cn_tree_dirs(path);
+		if (ret < 0)
+			break;
 		n += ret;
+		ret = 0;
 	}
 	closedir(d);
-	return n;
+	free(path);
+	return ret < 0 ? ret : n;
 }
 
 struct members {
@@ -597,23 +616,32 @@ struct members {
 
 static int collect(const char *root, const char *rel, struct members *m)
 {
-	char path[CN_PATH_LEN], sub[CN_PATH_LEN];
+	char *path, *sub;
 	struct cn_member *tmp;
 	struct dirent *de;
 	pid_t *pids;
-	int i, n, ret = 0;
+	int i, n, ret;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s%s/tasks", root, rel);
-	n = cn_read_pids(path, &pids);
-	if (n < 0)
+	path = malloc(2 * CN_PATH_LEN);
+	if (!path)
+		return -ENOMEM;
+	sub = path + CN_PATH_LEN;
+	/* rel is "" or starts with '/': the path is root + rel. */
+	ret = snprintf(path, CN_PATH_LEN, "%s%s/tasks", root, rel) >=
+	      CN_PATH_LEN ? -ENAMETOOLONG : 0;
+	n = ret ? ret : cn_read_pids(path, &pids);
+	if (n < 0) {
+		free(path);
 		return n;
+	}
 	for (i = 0; i < n; i++) {
 		if (m->n == m->cap) {
 			m->cap = m->cap ? 2 * m->cap : 256;
 			tmp = realloc(m->arr, m->cap * sizeof(*tmp));
 			if (!tmp) {
 				free(pids);
+				free(path);
 				return -ENOMEM;
 			}
 			m->arr = tmp;
@@ -625,19 +653,22 @@ static int collect(const char *root, const char *rel, struct members *m)
 	}
 	free(pids);
 
-	snprintf(path, sizeof(path), "%s%s", root, rel);
+	snprintf(path, CN_PATH_LEN, "%s%s", root, rel);
 	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (!is_dir(path, de))
+	if (!d) {
+		ret = -errno;
+		free(path);
+		return ret;
+	}
+	while (!ret && (de = readdir(d))) {
+		if (!is_subdir(d, de))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name);
-		ret = collect(root, sub, m);
-		if (ret)
-			break;
+		ret = join(sub, rel, de->d_name);
+		if (!ret)
+			ret = collect(root, sub, m);
 	}
 	closedir(d);
+	free(path);
 	return ret;
 }
 
@@ -659,15 +690,74 @@ int cn_tree_members(const char *root, struct cn_member **out)
 	return m.n;
 }
 
+struct dirs {
+	struct cn_dir *arr;
+	int n, cap;
+};
+
+static int list(const char *dir, struct dirs *l)
+{
+	struct cn_dir *tmp;
+	struct dirent *de;
+	int ret = 0;
+	char *sub;
+	DIR *d;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		tmp = realloc(l->arr, l->cap * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		l->arr = tmp;
+	}
+	if (snprintf(l->arr[l->n++].path, CN_PATH_LEN, "%s", dir) >=
+	    CN_PATH_LEN)
+		return -ENAMETOOLONG;
+	sub = malloc(CN_PATH_LEN);
+	if (!sub)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d) {
+		free(sub);
+		return -errno;
+	}
+	while (!ret && (de = readdir(d))) {
+		if (!is_subdir(d, de))
+			continue;
+		ret = join(sub, dir, de->d_name);
+		if (!ret)
+			ret = list(sub, l);
+	}
+	closedir(d);
+	free(sub);
+	return ret;
+}
+
+/*
+ * @root and every container below it, parents before their children, in
+ * *@out (malloc()ed: free() it).  Returns the count, or -errno.
+ */
+int cn_tree_list(const char *root, struct cn_dir **out)
+{
+	struct dirs l = { 0 };
+	int ret;
+
+	ret = list(root, &l);
+	if (ret) {
+		free(l.arr);
+		return ret;
+	}
+	*out = l.arr;
+	return l.n;
+}
+
 /* Move whatever is left in @dir to @root, so that @dir can be removed. */
 static void evacuate(const char *root, const char *dir)
 {
-	char path[CN_PATH_LEN + 8];
 	pid_t *pids;
 	int i, n;
 
-	snprintf(path, sizeof(path), "%s/tasks", dir);
-	n = cn_read_pids(path, &pids);
+	n = cn_read_pids_in(dir, "tasks", &pids);
 	if (n <= 0)
 		return;
 	for (i = 0; i < n; i++)
@@ -677,18 +767,27 @@ static void evacuate(const char *root, const char *dir)
 
 static int destroy(const char *root, const char *dir, int *removed)
 {
-	char path[CN_PATH_LEN];
-	struct dirent *de;
 	int ret = 0, err, tries;
+	struct dirent *de;
+	char *path;
 	DIR *d;
 
+	path = malloc(CN_PATH_LEN);
+	if (!path)
+		return -ENOMEM;
 	d = opendir(dir);
-	if (!d)
+	if (!d) {
+		free(path);
 		return errno == ENOENT ? 0 : -errno;
+	}
 	while ((de = readdir(d))) {
-		if (!is_dir(dir, de))
+		if (!is_subdir(d, de))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		err = join(path, dir, de->d_name);
+		if (err) {
+			ret = ret ? ret : err;
+			continue;
+		}
 		err = destroy(root, path, removed);
 		if (err && !ret)
 			ret = err;
@@ -709,6 +808,7 @@ static int destroy(const char *root, const char *dir, int *removed)
 			ret = err;
 	}
 	closedir(d);
+	free(path);
 	return ret;
 }
 
@@ -747,15 +847,16 @@ static void empty_hierarchy(const char *opts)
  */
 static void cleanup_orphans(void)
 {
-	char line[1024], opts[1100], *subsys, *path;
+	char *line = NULL, opts[1100], *subsys, *path;
 	char (*list)[1100] = NULL, (*tmp)[1100];
 	int n = 0, i, hier, num, en;
+	size_t cap = 0;
 	FILE *f;
 
 	f = open_proc_container(0);
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		if (split_line(line, &subsys, &path) <= 0)
 			continue;
 		if (!has_token(subsys, "debug") &&
@@ -770,6 +871,7 @@ static void cleanup_orphans(void)
 		list = tmp;
 		memcpy(list[n++], opts, sizeof(opts));
 	}
+	free(line);
 	fclose(f);
 	for (i = 0; i < n; i++)
 		empty_hierarchy(list[i]);

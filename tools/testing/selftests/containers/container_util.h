@@ -22,7 +22,8 @@
 
 #define CN_MAX_MOUNTS	8
 #define CN_DIR_LEN	64
-#define CN_PATH_LEN	512
+/* Any path the kernel can show in /proc/<pid>/container, or open. */
+#define CN_PATH_LEN	PATH_MAX
 /* Pause between removing containers and unmounting, in teardown. */
 #define CN_SETTLE_MS	100
 
@@ -116,8 +117,14 @@ struct cn_member {
 	char path[CN_PATH_LEN];
 };
 
+/* A container of a tree, by its path. */
+struct cn_dir {
+	char path[CN_PATH_LEN];
+};
+
 int cn_tree_dirs(const char *root);
 int cn_tree_members(const char *root, struct cn_member **out);
+int cn_tree_list(const char *root, struct cn_dir **out);
 int cn_destroy_tree(const char *root);
 void cn_cleanup_stale(void);
 

@@ -836,6 +836,68 @@ TEST_F(named, nested_containers)
 	EXPECT_EQ(1, cn_tree_dirs(r));
 }
 
+/*
+ * The tree helpers of the tests work on any tree the kernel accepts: four
+ * levels of NAME_MAX-long names (a path of over 1000 bytes) and a directory
+ * with more children than any fixed table of names would hold.
+ */
+TEST_F(named, tree_helpers_long_paths)
+{
+	static char deep[PATH_MAX], rel[PATH_MAX], got[PATH_MAX];
+	struct cn_member *m;
+	struct cn_dir *dirs;
+	char name[NAME_MAX + 1];
+	int i, n, seen = 0;
+	size_t off, roff = 0;
+	pid_t pid;
+
+	off = snprintf(deep, sizeof(deep), "%s", self->root);
+	for (i = 0; i < 4; i++) {
+		memset(name, 'a' + i, NAME_MAX);
+		name[NAME_MAX] = '\0';
+		off += snprintf(deep + off, sizeof(deep) - off, "/%s", name);
+		roff += snprintf(rel + roff, sizeof(rel) - roff, "/%s", name);
+		ASSERT_EQ(0, mkdir(deep, 0755)) TH_LOG("level %d: %m", i);
+	}
+	ASSERT_LT(1000, (int)strlen(rel));
+	for (i = 0; i < 70; i++) {
+		snprintf(name, sizeof(name), "k%d", i);
+		ASSERT_EQ(0, cn_mkdir_in(self->root, name));
+	}
+	pid = cn_env_sleeper(&self->env);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, cn_move(deep, pid));
+
+	EXPECT_EQ(1 + 4 + 70, cn_tree_dirs(self->root));
+	EXPECT_STREQ(rel, where(pid, self->hid, got, sizeof(got)));
+	n = cn_tree_members(self->root, &m);
+	ASSERT_LT(0, n);
+	for (i = 0; i < n; i++) {
+		if (m[i].tid != pid)
+			continue;
+		seen++;
+		EXPECT_STREQ(rel, m[i].path);
+	}
+	free(m);
+	EXPECT_EQ(1, seen);
+
+	n = cn_tree_list(self->root, &dirs);
+	EXPECT_EQ(1 + 4 + 70, n);
+	for (i = 0; i < n; i++)
+		EXPECT_TRUE(cn_exists_in(dirs[i].path, "tasks"))
+			TH_LOG("%s", dirs[i].path);
+	if (n > 0) {
+		EXPECT_STREQ(self->root, dirs[0].path);
+		free(dirs);
+	}
+	EXPECT_EQ(1, cn_has_task(deep, pid));
+
+	/* The task is moved out by the helper itself. */
+	EXPECT_EQ(4 + 70, cn_destroy_tree(self->root));
+	EXPECT_EQ(1, cn_tree_dirs(self->root));
+	EXPECT_EQ(1, cn_has_task(self->root, pid));
+}
+
 TEST_F(named, rmdir_with_tasks_ebusy)
 {
 	char c[CN_PATH_LEN];

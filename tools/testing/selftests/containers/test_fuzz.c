@@ -1785,29 +1785,6 @@ static int check_procs(struct __test_metadata *_metadata, const char *cont,
 	return bad;
 }
 
-struct dirlist {
-	char (*path)[CN_PATH_LEN];
-	int n, cap;
-};
-
-static void collect_dirs(const char *dir, struct dirlist *dl)
-{
-	char names[64][NAME_LEN], sub[CN_PATH_LEN];
-	int n, i;
-
-	if (dl->n == dl->cap) {
-		dl->cap = dl->cap ? 2 * dl->cap : 64;
-		dl->path = realloc(dl->path, dl->cap * sizeof(*dl->path));
-	}
-	snprintf(dl->path[dl->n++], CN_PATH_LEN, "%s", dir);
-	n = list_dir(dir, true, names, 64);
-	for (i = 0; i < n; i++) {
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, names[i]) <
-		    (int)sizeof(sub))
-			collect_dirs(sub, dl);
-	}
-}
-
 static int depth_of(const char *p)
 {
 	int n = 0;
@@ -1819,7 +1796,9 @@ static int depth_of(const char *p)
 
 static int cmp_deeper_first(const void *a, const void *b)
 {
-	return depth_of(b) - depth_of(a);
+	const struct cn_dir *x = a, *y = b;
+
+	return depth_of(y->path) - depth_of(x->path);
 }
 
 /* Who is in @cont. */
@@ -1845,17 +1824,21 @@ static void log_left(struct __test_metadata *_metadata, const char *root)
 		"debug.container_refcount", "debug.releasable", "pids.current",
 		"memory.usage_in_bytes",
 	};
-	struct dirlist dl = { 0 };
+	struct cn_dir *dl;
 	unsigned int k;
-	int j;
+	int j, n;
 
-	collect_dirs(root, &dl);
-	for (j = 1; j < dl.n; j++) {
+	n = cn_tree_list(root, &dl);
+	if (n < 0) {
+		TH_LOG("%s: cannot list (%d)", root, n);
+		return;
+	}
+	for (j = 1; j < n; j++) {
 		char *text, *nl;
 
-		TH_LOG("left: %s", dl.path[j]);
+		TH_LOG("left: %s", dl[j].path);
 		for (k = 0; k < ARRAY_SIZE(files); k++) {
-			text = cn_read_all_in(dl.path[j], files[k], 4096);
+			text = cn_read_all_in(dl[j].path, files[k], 4096);
 			if (!text)
 				continue;
 			while ((nl = strchr(text, '\n')))
@@ -1863,9 +1846,9 @@ static void log_left(struct __test_metadata *_metadata, const char *root)
 			TH_LOG("  %s: %.200s", files[k], text);
 			free(text);
 		}
-		log_tasks(_metadata, dl.path[j]);
+		log_tasks(_metadata, dl[j].path);
 	}
-	free(dl.path);
+	free(dl);
 }
 
 static void print_stats(struct shared *sh)
@@ -1913,10 +1896,10 @@ TEST_F_TIMEOUT(fuzz, random_ops, MAX_SECONDS + 150)
 	int status[NR_WORKERS], i, j, n, st, bad, tries, hung = 0, left;
 	char dirs[MAX_HIER][CN_DIR_LEN], opts[300], line[256], name[64];
 	char path[CN_PATH_LEN] = "";
-	int nh, hier, num, en, nok = 0, ret;
+	int nh, hier, num, en, nok = 0, ret, nd;
 	struct hier h[MAX_HIER];
 	long now, end, v;
-	struct dirlist dl;
+	struct cn_dir *dl;
 	pid_t pid;
 	FILE *f;
 
@@ -2020,12 +2003,18 @@ TEST_F_TIMEOUT(fuzz, random_ops, MAX_SECONDS + 150)
 		for (bad = 0, i = 0; i < n; i++) {
 			bad += check_hier(_metadata, h[i].id, dirs[i],
 					  tries == CHECK_TRIES);
-			memset(&dl, 0, sizeof(dl));
-			collect_dirs(dirs[i], &dl);
-			for (j = 0; j < dl.n; j++)
-				bad += check_procs(_metadata, dl.path[j],
+			nd = cn_tree_list(dirs[i], &dl);
+			if (nd < 0) {
+				bad++;
+				if (tries == CHECK_TRIES)
+					TH_LOG("%s: cannot list (%d)", dirs[i],
+					       nd);
+				continue;
+			}
+			for (j = 0; j < nd; j++)
+				bad += check_procs(_metadata, dl[j].path,
 						   tries == CHECK_TRIES);
-			free(dl.path);
+			free(dl);
 		}
 		if (!bad)
 			break;
@@ -2054,11 +2043,13 @@ TEST_F_TIMEOUT(fuzz, random_ops, MAX_SECONDS + 150)
 	for (i = 0; i < n; i++) {
 		if (!has_token(h[i].subsys, "memory"))
 			continue;
-		memset(&dl, 0, sizeof(dl));
-		collect_dirs(dirs[i], &dl);
-		qsort(dl.path, dl.n, sizeof(*dl.path), cmp_deeper_first);
-		for (j = 0; j < dl.n; j++) {
-			const char *c = dl.path[j];
+		nd = cn_tree_list(dirs[i], &dl);
+		EXPECT_LE(0, nd) TH_LOG("%s", dirs[i]);
+		if (nd < 0)
+			continue;
+		qsort(dl, nd, sizeof(*dl), cmp_deeper_first);
+		for (j = 0; j < nd; j++) {
+			const char *c = dl[j].path;
 
 			if (!strcmp(c, dirs[i]) ||
 			    !cn_exists_in(c, "memory.force_empty"))
@@ -2071,7 +2062,7 @@ TEST_F_TIMEOUT(fuzz, random_ops, MAX_SECONDS + 150)
 				  cn_read_long_in(c, "memory.usage_in_bytes"))
 				TH_LOG("%s: usage after force_empty", c);
 		}
-		free(dl.path);
+		free(dl);
 	}
 
 	/* Remove everything: no hierarchy of ours may remain. */
