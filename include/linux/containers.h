@@ -202,6 +202,9 @@ struct container_file {
  *	nothing (hence the const state): when a later check fails, the
  *	move is abandoned without any callback.
  * @attach: @task moved from @old_css to @css.  Same locks.
+ * @post_attach: a write to tasks or container.procs (or a clone) that
+ *	moved tasks is done; no container lock held, so it may wait for
+ *	work that @attach queued (cpuset's page migration).
  * @can_fork: the forking task's @css is about to get @child; return 0 or
  *	-errno (the fork then fails).  Called without container_mutex.
  * @cancel_fork: undo @can_fork after a later fork failure.
@@ -227,6 +230,7 @@ struct container_subsys {
 	void (*attach)(struct container_subsys_state *css,
 		       struct container_subsys_state *old_css,
 		       struct task_struct *task);
+	void (*post_attach)(void);
 	int (*can_fork)(struct container_subsys_state *css,
 			struct task_struct *child);
 	void (*cancel_fork)(struct container_subsys_state *css,

@@ -1367,6 +1367,17 @@ out:
 	return ret;
 }
 
+/* Let the subsystems finish what their attach callbacks queued. */
+static void container_post_attach(void)
+{
+	struct container_subsys *ss;
+	int i;
+
+	for_each_subsys(ss, i)
+		if (ss->post_attach)
+			ss->post_attach();
+}
+
 /**
  * container_clone - give a task a new child container
  * @task: the task
@@ -1418,6 +1429,8 @@ int container_clone(struct task_struct *task, struct container_subsys *ss,
 		container_destroy_locked(cont);
 out:
 	mutex_unlock(&container_mutex);
+	if (!ret)
+		container_post_attach();
 	return ret;
 }
 
@@ -1485,6 +1498,8 @@ out_put:
 out_unlock:
 	percpu_up_write(&container_threadgroup_rwsem);
 	container_kn_unlock(of->kn);
+	if (!ret)
+		container_post_attach();
 	return ret ?: nbytes;
 }
 

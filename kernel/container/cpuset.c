@@ -13,7 +13,11 @@
  * effective sets grow again.
  *
  * The rules for changing the configured sets are those of cgroup v1's
- * cpusets, error codes included, so that existing tools keep working.
+ * cpusets, error codes included, so that existing tools keep working;
+ * so are v1's other files: mem_hardwall, memory_migrate (pages follow a
+ * task that moves in and the tasks' nodes when mems change),
+ * memory_spread_page/_slab (task flags read by the page cache) and
+ * memory_pressure (a filtered rate of direct reclaims).
  *
  * This subsystem provides the <linux/cpuset.h> interface the scheduler and
  * the page allocator use, so it cannot be built together with the cgroup
@@ -65,6 +69,31 @@ DEFINE_STATIC_KEY_FALSE(cpusets_insane_config_key);
 enum {
 	CS_CPU_EXCLUSIVE,
 	CS_MEM_EXCLUSIVE,
+	CS_MEM_HARDWALL,
+	CS_MEMORY_MIGRATE,
+	CS_SPREAD_PAGE,
+	CS_SPREAD_SLAB,
+};
+
+/*
+ * cpuset.memory_pressure: the rate of direct reclaims by the tasks of a
+ * cpuset, in reclaims per second times MP_SCALE, through a single-pole
+ * low-pass filter with a half-life of 10 seconds (cgroup v1's units and
+ * filter, so that batch schedulers read the numbers they expect).  Each
+ * reclaim adds MP_SCALE to @pending; each second that passes keeps
+ * MP_DECAY / MP_SCALE of @rate and then adds the rest of the weight to
+ * the events of that second.
+ */
+#define MP_SCALE	1000
+#define MP_DECAY	933	/* 0.933^10 ~= 0.5 */
+#define MP_MAX_SECS	99	/* after this long the rate is 0 anyway */
+#define MP_MAX_PENDING	(1000 * MP_SCALE)
+
+struct cpuset_pressure {
+	spinlock_t lock;	/* the other fields; irq-safe */
+	int pending;
+	int rate;
+	time64_t stamp;
 };
 
 /**
@@ -77,6 +106,7 @@ enum {
  * @effective_mems: @mems within the parent's effective nodes
  * @mems_restricted: @effective_mems is neither empty nor the top's
  *	(cpuset_mutex)
+ * @pressure: cpuset.memory_pressure
  *
  * The sets are written under container_mutex, cpuset_mutex and
  * callback_lock; read under any of them (callback_lock from atomic
@@ -90,6 +120,7 @@ struct cpuset {
 	nodemask_t mems;
 	nodemask_t effective_mems;
 	bool mems_restricted;
+	struct cpuset_pressure pressure;
 };
 
 static struct cpuset top_cpuset = {
@@ -98,6 +129,23 @@ static struct cpuset top_cpuset = {
 
 static DEFINE_MUTEX(cpuset_mutex);
 static DEFINE_SPINLOCK(callback_lock);
+
+/*
+ * cpuset.memory_migrate moves the pages of an mm from a work item of this
+ * ordered queue: migrating takes the mm's lock and may wait for work that
+ * forks kernel threads, which the threadgroup lock held by attach would
+ * block.  Writers of tasks and of cpuset.mems wait for it (flush) once
+ * they have dropped their locks.
+ */
+static struct workqueue_struct *cpuset_migrate_wq;
+
+/**
+ * cpuset_memory_pressure_enabled - cpuset.memory_pressure_enabled
+ *
+ * Read without a lock by the page allocator's direct reclaim
+ * (cpuset_memory_pressure_bump()).
+ */
+int cpuset_memory_pressure_enabled __read_mostly;
 /* Cpusets with mems_restricted set (cpuset_mutex). */
 static unsigned int cpuset_nr_restricted;
 
@@ -132,6 +180,41 @@ static inline bool is_cpu_exclusive(const struct cpuset *cs)
 static inline bool is_mem_exclusive(const struct cpuset *cs)
 {
 	return test_bit(CS_MEM_EXCLUSIVE, &cs->flags);
+}
+
+static inline bool is_mem_hardwall(const struct cpuset *cs)
+{
+	return test_bit(CS_MEM_HARDWALL, &cs->flags);
+}
+
+static inline bool is_memory_migrate(const struct cpuset *cs)
+{
+	return test_bit(CS_MEMORY_MIGRATE, &cs->flags);
+}
+
+/*
+ * The page cache allocator reads these task flags (the slab one is kept
+ * for cgroup v1's file; no slab allocator of 6.12 spreads).  Written only
+ * when they differ: fork calls this for every child.
+ */
+static void cpuset_update_spread(const struct cpuset *cs,
+				 struct task_struct *tsk)
+{
+	bool page = test_bit(CS_SPREAD_PAGE, &cs->flags);
+	bool slab = test_bit(CS_SPREAD_SLAB, &cs->flags);
+
+	if (page != task_spread_page(tsk)) {
+		if (page)
+			task_set_spread_page(tsk);
+		else
+			task_clear_spread_page(tsk);
+	}
+	if (slab != task_spread_slab(tsk)) {
+		if (slab)
+			task_set_spread_slab(tsk);
+		else
+			task_clear_spread_slab(tsk);
+	}
 }
 
 /*
@@ -176,8 +259,58 @@ static void cpuset_update_task(struct cpuset *cs, struct task_struct *tsk)
 		cpuset_change_task_nodemask(tsk, &mems);
 }
 
-/* Rebind the memory policies of @tsk's mm, for a thread group leader. */
-static void cpuset_rebind_mm(struct cpuset *cs, struct task_struct *tsk)
+struct cpuset_migrate_work {
+	struct work_struct work;
+	struct mm_struct *mm;
+	nodemask_t from;
+	nodemask_t to;
+};
+
+static void cpuset_migrate_workfn(struct work_struct *work)
+{
+	struct cpuset_migrate_work *mw =
+		container_of(work, struct cpuset_migrate_work, work);
+
+	/* Pages that cannot move stay where they are, as in cgroup v1. */
+	do_migrate_pages(mw->mm, &mw->from, &mw->to, MPOL_MF_MOVE_ALL);
+	mmput(mw->mm);
+	kfree(mw);
+}
+
+/* Queue the move of @mm's pages from @from to @to; takes @mm's reference. */
+static void cpuset_migrate_mm(struct mm_struct *mm, const nodemask_t *from,
+			      const nodemask_t *to)
+{
+	struct cpuset_migrate_work *mw;
+
+	if (nodes_equal(*from, *to) || nodes_empty(*to)) {
+		mmput(mm);
+		return;
+	}
+	mw = kmalloc(sizeof(*mw), GFP_KERNEL);
+	if (!mw) {
+		mmput(mm);
+		return;
+	}
+	mw->mm = mm;
+	mw->from = *from;
+	mw->to = *to;
+	INIT_WORK(&mw->work, cpuset_migrate_workfn);
+	queue_work(cpuset_migrate_wq, &mw->work);
+}
+
+/* Wait for the migrations queued so far.  No container lock held. */
+static void cpuset_flush_migrations(void)
+{
+	flush_workqueue(cpuset_migrate_wq);
+}
+
+/*
+ * Rebind the memory policies of @tsk's mm to @cs's nodes, for a thread
+ * group leader, and with cpuset.memory_migrate move its pages from @from.
+ */
+static void cpuset_rebind_mm(struct cpuset *cs, struct task_struct *tsk,
+			     const nodemask_t *from)
 {
 	struct mm_struct *mm;
 	nodemask_t mems;
@@ -189,7 +322,10 @@ static void cpuset_rebind_mm(struct cpuset *cs, struct task_struct *tsk)
 		return;
 	mems = cs == &top_cpuset ? node_states[N_MEMORY] : cs->effective_mems;
 	mpol_rebind_mm(mm, &mems);
-	mmput(mm);
+	if (is_memory_migrate(cs))
+		cpuset_migrate_mm(mm, from, &mems);
+	else
+		mmput(mm);
 }
 
 /*
@@ -235,8 +371,8 @@ static void cpuset_note_mems(struct cpuset *cs)
 static void cpuset_propagate(struct cpuset *top)
 {
 	struct container_subsys_state *pos;
+	nodemask_t mems, old_mems;
 	cpumask_var_t cpus;
-	nodemask_t mems;
 
 	lockdep_assert_held(&container_mutex);
 	lockdep_assert_held(&cpuset_mutex);
@@ -263,6 +399,7 @@ static void cpuset_propagate(struct cpuset *top)
 			continue;
 		}
 
+		old_mems = cs->effective_mems;
 		spin_lock_irq(&callback_lock);
 		cpumask_copy(cs->effective_cpus, cpus);
 		cs->effective_mems = mems;
@@ -278,7 +415,7 @@ static void cpuset_propagate(struct cpuset *top)
 		}
 		for (i = 0; i < nr; i++) {
 			cpuset_update_task(cs, tasks[i]);
-			cpuset_rebind_mm(cs, tasks[i]);
+			cpuset_rebind_mm(cs, tasks[i], &old_mems);
 		}
 		container_put_tasks(tasks, nr);
 	}
@@ -499,6 +636,9 @@ out_unlock:
 	mutex_unlock(&cpuset_mutex);
 	cpus_read_unlock();
 	container_kn_unlock(of->kn);
+	/* With memory_migrate, the pages have moved when the write returns. */
+	if (!ret && !is_cpus)
+		cpuset_flush_migrations();
 out_free:
 	free_cpumask_var(cpus);
 	return ret ?: nbytes;
@@ -534,13 +674,108 @@ static ssize_t cpuset_write_flag(struct kernfs_open_file *of, char *buf,
 	else
 		flags &= ~BIT(cft->private);
 	ret = cpuset_validate(cs, cs->cpus, &cs->mems, flags);
-	if (!ret) {
-		spin_lock_irq(&callback_lock);
-		cs->flags = flags;
-		spin_unlock_irq(&callback_lock);
+	if (ret || flags == cs->flags)
+		goto out_unlock;
+
+	mutex_lock(&cpuset_mutex);
+	spin_lock_irq(&callback_lock);
+	cs->flags = flags;
+	spin_unlock_irq(&callback_lock);
+	if (cft->private == CS_SPREAD_PAGE || cft->private == CS_SPREAD_SLAB) {
+		struct task_struct **tasks;
+		int nr, i;
+
+		/* Forks after this read the new flags in cpuset_fork(). */
+		tasks = container_get_tasks(cont, &nr);
+		if (IS_ERR(tasks)) {
+			ret = PTR_ERR(tasks);
+		} else {
+			for (i = 0; i < nr; i++)
+				cpuset_update_spread(cs, tasks[i]);
+			container_put_tasks(tasks, nr);
+		}
 	}
+	mutex_unlock(&cpuset_mutex);
+out_unlock:
 	container_kn_unlock(of->kn);
 	return ret ?: nbytes;
+}
+
+/*
+ * cpuset.memory_pressure.
+ */
+
+static void cpuset_pressure_init(struct cpuset_pressure *mp)
+{
+	spin_lock_init(&mp->lock);
+	mp->pending = 0;
+	mp->rate = 0;
+	mp->stamp = ktime_get_seconds();
+}
+
+/* Bring @mp up to now.  mp->lock held. */
+static void cpuset_pressure_update(struct cpuset_pressure *mp)
+{
+	time64_t now = ktime_get_seconds();
+	time64_t secs = now - mp->stamp;
+
+	lockdep_assert_held(&mp->lock);
+	if (!secs)
+		return;
+	secs = min_t(time64_t, secs, MP_MAX_SECS);
+	while (secs--)
+		mp->rate = mp->rate * MP_DECAY / MP_SCALE;
+	mp->rate += (MP_SCALE - MP_DECAY) * mp->pending / MP_SCALE;
+	mp->pending = 0;
+	mp->stamp = now;
+}
+
+/**
+ * __cpuset_memory_pressure_bump - count a direct reclaim of current
+ *
+ * Called by the page allocator, through cpuset_memory_pressure_bump(),
+ * when cpuset.memory_pressure_enabled is set and current is about to
+ * reclaim memory itself.  The reclaim counts for current's cpuset.
+ */
+void __cpuset_memory_pressure_bump(void)
+{
+	struct cpuset_pressure *mp;
+	unsigned long flags;
+
+	rcu_read_lock();
+	mp = &task_cs(current)->pressure;
+	spin_lock_irqsave(&mp->lock, flags);
+	cpuset_pressure_update(mp);
+	mp->pending = min(MP_MAX_PENDING, mp->pending + MP_SCALE);
+	spin_unlock_irqrestore(&mp->lock, flags);
+	rcu_read_unlock();
+}
+
+static u64 cpuset_read_pressure(struct container_subsys_state *css,
+				struct container_file *cft)
+{
+	struct cpuset_pressure *mp = &css_cs(css)->pressure;
+	unsigned long flags;
+	int rate;
+
+	spin_lock_irqsave(&mp->lock, flags);
+	cpuset_pressure_update(mp);
+	rate = mp->rate;
+	spin_unlock_irqrestore(&mp->lock, flags);
+	return rate;
+}
+
+static u64 cpuset_read_pressure_enabled(struct container_subsys_state *css,
+					struct container_file *cft)
+{
+	return READ_ONCE(cpuset_memory_pressure_enabled);
+}
+
+static int cpuset_write_pressure_enabled(struct container_subsys_state *css,
+					 struct container_file *cft, u64 val)
+{
+	WRITE_ONCE(cpuset_memory_pressure_enabled, !!val);
+	return 0;
 }
 
 static struct container_file cpuset_files[] = {
@@ -578,6 +813,40 @@ static struct container_file cpuset_files[] = {
 		.write = cpuset_write_flag,
 		.private = CS_MEM_EXCLUSIVE,
 	},
+	{
+		.name = "mem_hardwall",
+		.read_u64 = cpuset_read_flag,
+		.write = cpuset_write_flag,
+		.private = CS_MEM_HARDWALL,
+	},
+	{
+		.name = "memory_migrate",
+		.read_u64 = cpuset_read_flag,
+		.write = cpuset_write_flag,
+		.private = CS_MEMORY_MIGRATE,
+	},
+	{
+		.name = "memory_spread_page",
+		.read_u64 = cpuset_read_flag,
+		.write = cpuset_write_flag,
+		.private = CS_SPREAD_PAGE,
+	},
+	{
+		.name = "memory_spread_slab",
+		.read_u64 = cpuset_read_flag,
+		.write = cpuset_write_flag,
+		.private = CS_SPREAD_SLAB,
+	},
+	{
+		.name = "memory_pressure",
+		.read_u64 = cpuset_read_pressure,
+	},
+	{
+		.name = "memory_pressure_enabled",
+		.flags = CONTAINER_FILE_ONLY_ON_ROOT,
+		.read_u64 = cpuset_read_pressure_enabled,
+		.write_u64 = cpuset_write_pressure_enabled,
+	},
 	{ }	/* terminator */
 };
 
@@ -600,6 +869,10 @@ cpuset_create(struct container_subsys_state *parent_css)
 		goto err_cs;
 	if (!zalloc_cpumask_var(&cs->effective_cpus, GFP_KERNEL))
 		goto err_cpus;
+	cpuset_pressure_init(&cs->pressure);
+	/* cgroup v1: a child starts with its parent's spread flags. */
+	cs->flags = css_cs(parent_css)->flags &
+		    (BIT(CS_SPREAD_PAGE) | BIT(CS_SPREAD_SLAB));
 	return &cs->css;
 
 err_cpus:
@@ -671,11 +944,20 @@ static void cpuset_attach(struct container_subsys_state *css,
 			  struct task_struct *task)
 {
 	struct cpuset *cs = css_cs(css);
+	nodemask_t from;
 
 	mutex_lock(&cpuset_mutex);
+	from = task->mems_allowed;
 	cpuset_update_task(cs, task);
+	cpuset_update_spread(cs, task);
 	mutex_unlock(&cpuset_mutex);
-	cpuset_rebind_mm(cs, task);
+	cpuset_rebind_mm(cs, task, &from);
+}
+
+/* The pages of the moved tasks are where they belong on return. */
+static void cpuset_post_attach(void)
+{
+	cpuset_flush_migrations();
 }
 
 /*
@@ -694,6 +976,7 @@ static void cpuset_fork(struct task_struct *child)
 	rcu_read_lock();
 	cs = task_cs(child);
 	rcu_read_unlock();
+	cpuset_update_spread(cs, child);
 	if (cs == &top_cpuset)
 		return;
 	spin_lock_irq(&callback_lock);
@@ -714,6 +997,7 @@ struct container_subsys cpuset_subsys = {
 	.post_clone = cpuset_post_clone,
 	.can_attach = cpuset_can_attach,
 	.attach = cpuset_attach,
+	.post_attach = cpuset_post_attach,
 	.fork = cpuset_fork,
 	.files = cpuset_files,
 };
@@ -737,6 +1021,7 @@ int __init cpuset_init(void)
 		panic("cpuset: no memory for the top cpuset\n");
 	cpumask_setall(top_cpuset.cpus);
 	cpumask_setall(top_cpuset.effective_cpus);
+	cpuset_pressure_init(&top_cpuset.pressure);
 	nodes_setall(top_cpuset.mems);
 	nodes_setall(top_cpuset.effective_mems);
 	return 0;
@@ -753,6 +1038,10 @@ void __init cpuset_init_smp(void)
 	top_cpuset.mems = node_states[N_MEMORY];
 	top_cpuset.effective_mems = node_states[N_MEMORY];
 	spin_unlock_irq(&callback_lock);
+
+	cpuset_migrate_wq = alloc_ordered_workqueue("cpuset_migrate_mm", 0);
+	if (!cpuset_migrate_wq)
+		panic("cpuset: no memory for the migration workqueue\n");
 }
 
 /**
@@ -940,7 +1229,7 @@ bool cpuset_node_allowed(int node, gfp_t gfp_mask)
 	spin_lock_irqsave(&callback_lock, flags);
 	rcu_read_lock();
 	cs = task_cs(current);
-	while (!is_mem_exclusive(cs) && parent_cs(cs))
+	while (!is_mem_exclusive(cs) && !is_mem_hardwall(cs) && parent_cs(cs))
 		cs = parent_cs(cs);
 	allowed = node_isset(node, cs->mems);
 	rcu_read_unlock();

@@ -181,10 +181,13 @@ TEST_F(cs, files_and_modes)
 {
 	static const char * const rw[] = {
 		"cpuset.cpus", "cpuset.mems", "cpuset.cpu_exclusive",
-		"cpuset.mem_exclusive",
+		"cpuset.mem_exclusive", "cpuset.mem_hardwall",
+		"cpuset.memory_migrate", "cpuset.memory_spread_page",
+		"cpuset.memory_spread_slab",
 	};
 	static const char * const ro[] = {
 		"cpuset.effective_cpus", "cpuset.effective_mems",
+		"cpuset.memory_pressure",
 	};
 	char c[CN_PATH_LEN], path[CN_PATH_LEN];
 	unsigned int i;
@@ -204,6 +207,9 @@ TEST_F(cs, files_and_modes)
 	/* cgroup v1: the top cpuset's exclusive flags are set. */
 	EXPECT_EQ(1, cn_read_long_in(self->root, "cpuset.cpu_exclusive"));
 	EXPECT_EQ(0, cn_read_long_in(self->root, "c/cpuset.cpu_exclusive"));
+	/* memory_pressure_enabled is the top's alone. */
+	EXPECT_TRUE(cn_exists_in(self->root, "cpuset.memory_pressure_enabled"));
+	EXPECT_FALSE(cn_exists_in(c, "cpuset.memory_pressure_enabled"));
 }
 
 TEST_F(cs, new_container_starts_empty)
@@ -671,6 +677,277 @@ TEST_F(cs, bad_values_einval)
 	EXPECT_EQ(0, cn_write_in(r, "c/cpuset.mem_exclusive", "0"));
 	EXPECT_STREQ("0", cn_read_str_in(r, "c/cpuset.mem_exclusive", val,
 					 sizeof(val)));
+}
+
+/*
+ * The flags added for cgroup v1's interface read "0\n" or "1\n" exactly,
+ * take any number (non-zero sets them), refuse anything else with EINVAL
+ * and then keep their value; a new container starts with its parent's
+ * spread flags, as in cgroup v1, and with the others clear.
+ */
+TEST_F(cs, v1_flags_read_write)
+{
+	static const char * const flags[] = {
+		"cpuset.mem_hardwall", "cpuset.memory_migrate",
+		"cpuset.memory_spread_page", "cpuset.memory_spread_slab",
+	};
+	static const char * const bad[] = { "-1", "x", "1x", "", "1 2" };
+	const char *r = self->root;
+	char c[CN_PATH_LEN], path[CN_PATH_LEN], raw[16];
+	unsigned int i, j;
+
+	cn_path(c, sizeof(c), r, "c");
+	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		cn_path(path, sizeof(path), c, flags[i]);
+		EXPECT_EQ(2, cn_read(path, raw, sizeof(raw)));
+		EXPECT_STREQ("0\n", raw) TH_LOG("%s", flags[i]);
+		EXPECT_EQ(0, cn_write(path, "5"));
+		EXPECT_EQ(2, cn_read(path, raw, sizeof(raw)));
+		EXPECT_STREQ("1\n", raw) TH_LOG("%s", flags[i]);
+		for (j = 0; j < ARRAY_SIZE(bad); j++) {
+			EXPECT_EQ(-EINVAL, cn_write(path, bad[j]))
+				TH_LOG("%s '%s'", flags[i], bad[j]);
+		}
+		EXPECT_EQ(1, cn_long(path)) TH_LOG("%s", flags[i]);
+		EXPECT_EQ(0, cn_write(path, "0\n"));
+		EXPECT_EQ(0, cn_long(path)) TH_LOG("%s", flags[i]);
+		EXPECT_EQ(0, cn_write(path, "1"));
+	}
+
+	ASSERT_EQ(0, cn_mkdir_in(c, "d"));
+	EXPECT_EQ(0, cn_read_long_in(c, "d/cpuset.mem_hardwall"));
+	EXPECT_EQ(0, cn_read_long_in(c, "d/cpuset.memory_migrate"));
+	EXPECT_EQ(1, cn_read_long_in(c, "d/cpuset.memory_spread_page"));
+	EXPECT_EQ(1, cn_read_long_in(c, "d/cpuset.memory_spread_slab"));
+}
+
+/*
+ * cpuset.memory_pressure_enabled (top only) switches the counting on and
+ * off; cpuset.memory_pressure is a read-only rate, 0 for a cpuset whose
+ * tasks never reclaimed.
+ */
+TEST_F(cs, memory_pressure_files)
+{
+	const char *r = self->root;
+	long before = cn_read_long_in(r, "cpuset.memory_pressure_enabled");
+
+	ASSERT_TRUE(before == 0 || before == 1);
+	ASSERT_EQ(0, make_cs(r, "c", "1", "0"));
+	EXPECT_EQ(0, cn_read_long_in(r, "c/cpuset.memory_pressure"));
+	EXPECT_LE(0, cn_read_long_in(r, "cpuset.memory_pressure"));
+	EXPECT_EQ(-EACCES, cn_write_in(r, "c/cpuset.memory_pressure", "0"));
+
+	EXPECT_EQ(0, cn_write_in(r, "cpuset.memory_pressure_enabled", "7"));
+	EXPECT_EQ(1, cn_read_long_in(r, "cpuset.memory_pressure_enabled"));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "cpuset.memory_pressure_enabled",
+				       "on"));
+	EXPECT_EQ(1, cn_read_long_in(r, "cpuset.memory_pressure_enabled"));
+	EXPECT_EQ(0, cn_write_in(r, "cpuset.memory_pressure_enabled", "0"));
+	EXPECT_EQ(0, cn_read_long_in(r, "cpuset.memory_pressure_enabled"));
+	EXPECT_EQ(0, cn_writef_in(r, "cpuset.memory_pressure_enabled", "%ld",
+				  before));
+}
+
+/* A child with NR_PAGER anonymous pages that reports where they are. */
+#define NR_PAGER	64
+
+struct pager {
+	pid_t pid;
+	int cmd, reply;
+};
+
+/*
+ * Start a child that moves itself into @cont, faults in NR_PAGER pages,
+ * and then answers each node number written to it with the number of its
+ * pages on that node.  0, or -1.
+ */
+static int pager_start(struct pager *pg, const char *cont)
+{
+	int to[2], from[2];
+	unsigned char n;
+
+	if (pipe(to) || pipe(from))
+		return -1;
+	pg->pid = fork();
+	if (pg->pid < 0)
+		return -1;
+	if (!pg->pid) {
+		char *p;
+		int i;
+
+		close(to[1]);
+		close(from[0]);
+		if (cn_move_self(cont))
+			_exit(1);
+		p = mmap(NULL, NR_PAGER * 4096L, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(1);
+		memset(p, 1, NR_PAGER * 4096L);
+		n = 0;
+		if (write(from[1], &n, 1) != 1)
+			_exit(1);
+		while (read(to[0], &n, 1) == 1) {
+			unsigned char on = 0;
+
+			for (i = 0; i < NR_PAGER; i++) {
+				int where = -1;
+
+				if (syscall(SYS_get_mempolicy, &where, NULL, 0,
+					    p + i * 4096L,
+					    MPOL_F_NODE | MPOL_F_ADDR))
+					_exit(1);
+				on += where == n;
+			}
+			if (write(from[1], &on, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	pg->cmd = to[1];
+	pg->reply = from[0];
+	return read(pg->reply, &n, 1) == 1 ? 0 : -1;
+}
+
+/* How many of the pager's pages are on @node, or -1. */
+static int pager_on(struct pager *pg, int node)
+{
+	unsigned char n = node;
+
+	if (write(pg->cmd, &n, 1) != 1 || read(pg->reply, &n, 1) != 1)
+		return -1;
+	return n;
+}
+
+static void pager_stop(struct pager *pg)
+{
+	close(pg->cmd);
+	close(pg->reply);
+	kill(pg->pid, SIGKILL);
+	waitpid(pg->pid, NULL, 0);
+}
+
+/*
+ * cpuset.memory_migrate: a process moved into a cpuset that has it set
+ * finds its pages on the cpuset's nodes when the write returns; without
+ * it the pages stay where they were.
+ */
+TEST_F(cs, memory_migrate_on_attach)
+{
+	const char *r = self->root;
+	char a[CN_PATH_LEN], b[CN_PATH_LEN], c[CN_PATH_LEN];
+	struct pager pg;
+
+	cn_path(a, sizeof(a), r, "a");
+	cn_path(b, sizeof(b), r, "b");
+	cn_path(c, sizeof(c), r, "c");
+	ASSERT_EQ(0, make_cs(r, "a", "0", "0"));
+	ASSERT_EQ(0, make_cs(r, "b", "0", "1"));
+	ASSERT_EQ(0, make_cs(r, "c", "0", "1"));
+	ASSERT_EQ(0, cn_write_in(b, "cpuset.memory_migrate", "1"));
+	ASSERT_EQ(0, pager_start(&pg, a));
+	EXPECT_EQ(NR_PAGER, pager_on(&pg, 0));
+
+	ASSERT_EQ(0, cn_move(c, pg.pid));
+	EXPECT_EQ(NR_PAGER, pager_on(&pg, 0));
+	ASSERT_EQ(0, cn_move(a, pg.pid));
+	ASSERT_EQ(0, cn_move(b, pg.pid));
+	EXPECT_EQ(NR_PAGER, pager_on(&pg, 1));
+	EXPECT_EQ(0, pager_on(&pg, 0));
+	pager_stop(&pg);
+}
+
+/*
+ * cpuset.memory_migrate: changing cpuset.mems moves the pages of the
+ * cpuset's processes to the new nodes before the write returns; once the
+ * flag is cleared, a change leaves them alone.
+ */
+TEST_F(cs, memory_migrate_on_mems_change)
+{
+	const char *r = self->root;
+	char b[CN_PATH_LEN];
+	struct pager pg;
+
+	cn_path(b, sizeof(b), r, "b");
+	ASSERT_EQ(0, make_cs(r, "b", "0", "1"));
+	ASSERT_EQ(0, cn_write_in(b, "cpuset.memory_migrate", "1"));
+	ASSERT_EQ(0, pager_start(&pg, b));
+	EXPECT_EQ(NR_PAGER, pager_on(&pg, 1));
+
+	ASSERT_EQ(0, cn_write_in(b, "cpuset.mems", "0"));
+	EXPECT_EQ(NR_PAGER, pager_on(&pg, 0));
+	ASSERT_EQ(0, cn_write_in(b, "cpuset.memory_migrate", "0"));
+	ASSERT_EQ(0, cn_write_in(b, "cpuset.mems", "1"));
+	EXPECT_EQ(NR_PAGER, pager_on(&pg, 0));
+	pager_stop(&pg);
+}
+
+/*
+ * Run a child in @cont that reads NR_PAGER pages of /dev/ram0 into the
+ * page cache (dropped first) and returns how many are on node 0, or -1.
+ */
+static int cache_pages_on_node0(const char *cont)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		volatile char sum = 0;
+		int fd, i, on = 0;
+		char *p;
+
+		if (cn_move_self(cont))
+			_exit(100);
+		fd = open("/dev/ram0", O_RDONLY);
+		if (fd < 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+			_exit(101);
+		p = mmap(NULL, NR_PAGER * 4096L, PROT_READ, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			_exit(102);
+		for (i = 0; i < NR_PAGER; i++) {
+			int where = -1;
+
+			sum += p[i * 4096L];
+			if (syscall(SYS_get_mempolicy, &where, NULL, 0,
+				    p + i * 4096L, MPOL_F_NODE | MPOL_F_ADDR))
+				_exit(103);
+			on += where == 0;
+		}
+		_exit(on);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) > NR_PAGER)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * cpuset.memory_spread_page: the page cache of a task in the cpuset is
+ * spread over the cpuset's nodes instead of going to the local node (the
+ * task runs on CPU 0, of node 0).
+ */
+TEST_F(cs, memory_spread_page)
+{
+	const char *r = self->root;
+	char s[CN_PATH_LEN];
+	int on0;
+
+	cn_path(s, sizeof(s), r, "s");
+	ASSERT_EQ(0, make_cs(r, "s", "0", "0-1"));
+	EXPECT_EQ(NR_PAGER, cache_pages_on_node0(s));
+
+	ASSERT_EQ(0, cn_write_in(s, "cpuset.memory_spread_page", "1"));
+	on0 = cache_pages_on_node0(s);
+	EXPECT_LT(0, on0);
+	EXPECT_GT(NR_PAGER, on0);
+
+	ASSERT_EQ(0, cn_write_in(s, "cpuset.memory_spread_page", "0"));
+	EXPECT_EQ(NR_PAGER, cache_pages_on_node0(s));
 }
 
 TEST_F(cs, top_cpuset_sets_read_only)
