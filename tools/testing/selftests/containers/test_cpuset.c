@@ -749,6 +749,111 @@ TEST_F(cs, memory_pressure_files)
 				  before));
 }
 
+/* MemFree of node @node in bytes, or -1. */
+static long node_free(int node)
+{
+	char path[64], *text, *p;
+	long kb;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
+		 node);
+	text = cn_read_all(path, 4096);
+	if (!text)
+		return -1;
+	p = strstr(text, "MemFree:");
+	if (!p || sscanf(p + strlen("MemFree:"), "%ld", &kb) != 1)
+		kb = -1;
+	free(text);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/*
+ * In container @cont (confined to node 1), fill node 1 with the page
+ * cache of /dev/ram0 (up to 320 MiB) and then with small anonymous pages
+ * but for 4 MiB, then fault in 128 MiB of transparent huge pages
+ * (MADV_HUGEPAGE: the allocator reclaims and compacts directly for them,
+ * where kswapd would keep up with small pages).  Exit status 0, or the
+ * step that failed.
+ */
+static int fill_node1(const char *cont)
+{
+	const long huge = 128L << 20, align = 2L << 20;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		static char buf[1 << 20];
+		char *p, *h;
+		long len;
+		int fd;
+
+		if (cn_move_self(cont))
+			_exit(100);
+		fd = open("/dev/ram0", O_RDONLY);
+		if (fd < 0)
+			_exit(101);
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		len = node_free(1) - (4L << 20);
+		p = mmap(NULL, len > 0 ? len : 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(102);
+		madvise(p, len, MADV_NOHUGEPAGE);
+		if (len > 0)
+			memset(p, 1, len);
+		h = mmap(NULL, huge + align, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (h == MAP_FAILED)
+			_exit(103);
+		h = (char *)(((unsigned long)h + align - 1) & ~(align - 1));
+		if (madvise(h, huge, MADV_HUGEPAGE))
+			_exit(104);
+		memset(h, 1, huge);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The effect of cpuset.memory_pressure: with counting off, a task that
+ * makes the allocator reclaim directly leaves its cpuset at 0; with it
+ * on, the cpuset's rate goes up, and its sibling's stays 0.
+ */
+#define WSF	"/proc/sys/vm/watermark_scale_factor"
+
+TEST_F_TIMEOUT(cs, memory_pressure_counts_direct_reclaim, 240)
+{
+	const char *r = self->root;
+	char p[CN_PATH_LEN], q[CN_PATH_LEN], wsf[32];
+
+	cn_path(p, sizeof(p), r, "p");
+	cn_path(q, sizeof(q), r, "q");
+	ASSERT_EQ(0, make_cs(r, "p", "0", "1"));
+	ASSERT_EQ(0, make_cs(r, "q", "0", "1"));
+	/* Little room between the min and low watermarks: kswapd lags. */
+	ASSERT_EQ(0, cn_read_str(WSF, wsf, sizeof(wsf)));
+	ASSERT_EQ(0, cn_write(WSF, "1"));
+	ASSERT_EQ(0, cn_write_in(r, "cpuset.memory_pressure_enabled", "0"));
+	EXPECT_EQ(0, fill_node1(q));
+
+	ASSERT_EQ(0, cn_write_in(r, "cpuset.memory_pressure_enabled", "1"));
+	EXPECT_EQ(0, fill_node1(p));
+	cn_write_in(r, "cpuset.memory_pressure_enabled", "0");
+	cn_write(WSF, wsf);
+	/* The rate takes in the reclaims of a second once it has passed. */
+	cn_sleep_ms(1100);
+	EXPECT_LT(0, cn_read_long_in(p, "cpuset.memory_pressure"));
+	EXPECT_EQ(0, cn_read_long_in(q, "cpuset.memory_pressure"));
+	ksft_print_msg("memory_pressure after the fill: %ld\n",
+		       cn_read_long_in(p, "cpuset.memory_pressure"));
+}
+
 /* A child with NR_PAGER anonymous pages that reports where they are. */
 #define NR_PAGER	64
 
