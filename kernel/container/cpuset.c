@@ -54,6 +54,7 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/oom.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/topology.h>
 #include <linux/seq_file.h>
@@ -73,6 +74,7 @@ enum {
 	CS_MEMORY_MIGRATE,
 	CS_SPREAD_PAGE,
 	CS_SPREAD_SLAB,
+	CS_SCHED_LOAD_BALANCE,
 };
 
 /*
@@ -106,6 +108,8 @@ struct cpuset_pressure {
  * @effective_mems: @mems within the parent's effective nodes
  * @mems_restricted: @effective_mems is neither empty nor the top's
  *	(cpuset_mutex)
+ * @relax_domain_level: cpuset.sched_relax_domain_level, -1 for the
+ *	system's default
  * @pressure: cpuset.memory_pressure
  *
  * The sets are written under container_mutex, cpuset_mutex and
@@ -120,11 +124,14 @@ struct cpuset {
 	nodemask_t mems;
 	nodemask_t effective_mems;
 	bool mems_restricted;
+	int relax_domain_level;
 	struct cpuset_pressure pressure;
 };
 
 static struct cpuset top_cpuset = {
-	.flags = BIT(CS_CPU_EXCLUSIVE) | BIT(CS_MEM_EXCLUSIVE),
+	.flags = BIT(CS_CPU_EXCLUSIVE) | BIT(CS_MEM_EXCLUSIVE) |
+		 BIT(CS_SCHED_LOAD_BALANCE),
+	.relax_domain_level = -1,
 };
 
 static DEFINE_MUTEX(cpuset_mutex);
@@ -150,6 +157,7 @@ int cpuset_memory_pressure_enabled __read_mostly;
 static unsigned int cpuset_nr_restricted;
 
 static void cpuset_hotplug_workfn(struct work_struct *work);
+static void cpuset_rebuild_domains(void);
 static DECLARE_WORK(cpuset_hotplug_work, cpuset_hotplug_workfn);
 
 static inline struct cpuset *css_cs(struct container_subsys_state *css)
@@ -190,6 +198,11 @@ static inline bool is_mem_hardwall(const struct cpuset *cs)
 static inline bool is_memory_migrate(const struct cpuset *cs)
 {
 	return test_bit(CS_MEMORY_MIGRATE, &cs->flags);
+}
+
+static inline bool is_sched_load_balance(const struct cpuset *cs)
+{
+	return test_bit(CS_SCHED_LOAD_BALANCE, &cs->flags);
 }
 
 /*
@@ -462,11 +475,197 @@ static void cpuset_hotplug_workfn(struct work_struct *work)
 	top_cpuset.mems = node_states[N_MEMORY];
 	spin_unlock_irq(&callback_lock);
 	cpuset_propagate(&top_cpuset);
+	/* cpuset_update_active_cpus() set one domain meanwhile. */
+	if (!is_sched_load_balance(&top_cpuset))
+		cpuset_rebuild_domains();
 	mutex_unlock(&cpuset_mutex);
 	cpus_read_unlock();
 	cpuset_rescue_tasks(&top_cpuset);
 	mutex_unlock(&container_mutex);
 }
+
+/*
+ * Scheduling domains.
+ */
+
+/* The highest sched_relax_domain_level in @cs's subtree, into @attr. */
+static void cpuset_domain_attr(struct cpuset *cs, struct sched_domain_attr *attr)
+{
+	struct container_subsys_state *pos;
+
+	container_for_each_descendant_pre(pos, &cs->css) {
+		struct cpuset *d = css_cs(pos);
+
+		if (!cpumask_empty(d->effective_cpus) &&
+		    d->relax_domain_level > attr->relax_domain_level)
+			attr->relax_domain_level = d->relax_domain_level;
+	}
+}
+
+/* Does an ancestor of @cs below the top balance (and so cover it)? */
+static bool cpuset_balanced_above(struct cpuset *cs)
+{
+	for (cs = parent_cs(cs); cs && cs != &top_cpuset; cs = parent_cs(cs))
+		if (is_sched_load_balance(cs))
+			return true;
+	return false;
+}
+
+/*
+ * The scheduling domains the cpusets ask for, as cgroup v1 builds them.
+ * While the top cpuset balances, one domain spans every active CPU.
+ * Otherwise each balancing cpuset with CPUs whose ancestors do not
+ * balance (their domain would cover it) is a candidate, candidates whose
+ * CPUs overlap are merged, and each group is a domain; CPUs of no
+ * balancing cpuset are in no domain (not balanced at all).  A domain's
+ * relax level is the highest one set in its cpusets and their
+ * descendants.  Returns the number of domains and fills @domsp and
+ * @attrsp (for partition_sched_domains(), which takes them), or -ENOMEM.
+ * container_mutex and cpus_read_lock() held.
+ */
+static int cpuset_sched_domains(cpumask_var_t **domsp,
+				struct sched_domain_attr **attrsp)
+{
+	const struct cpumask *hk = housekeeping_cpumask(HK_TYPE_DOMAIN);
+	struct container_subsys_state *pos;
+	int nr = 0, ndoms = 0, nalloc = 0, i, j;
+	struct sched_domain_attr *attrs = NULL;
+	struct cpuset **cand = NULL;
+	cpumask_var_t *doms = NULL;
+	int *group = NULL;
+	bool merged;
+
+	lockdep_assert_held(&container_mutex);
+	lockdep_assert_cpus_held();
+
+	if (is_sched_load_balance(&top_cpuset)) {
+		doms = alloc_sched_domains(1);
+		nalloc = 1;
+		attrs = kmalloc(sizeof(*attrs), GFP_KERNEL);
+		if (!doms || !attrs)
+			goto nomem;
+		cpumask_and(doms[0], top_cpuset.effective_cpus, hk);
+		*attrs = SD_ATTR_INIT;
+		cpuset_domain_attr(&top_cpuset, attrs);
+		*domsp = doms;
+		*attrsp = attrs;
+		return 1;
+	}
+
+	container_for_each_descendant_pre(pos, &top_cpuset.css)
+		nr++;
+	cand = kcalloc(nr, sizeof(*cand), GFP_KERNEL);
+	group = kcalloc(nr, sizeof(*group), GFP_KERNEL);
+	if (!cand || !group)
+		goto nomem;
+	nr = 0;
+	container_for_each_descendant_pre(pos, &top_cpuset.css) {
+		struct cpuset *cs = css_cs(pos);
+
+		if (cs == &top_cpuset || !is_sched_load_balance(cs) ||
+		    !cpumask_intersects(cs->effective_cpus, hk) ||
+		    cpuset_balanced_above(cs))
+			continue;
+		group[nr] = nr;
+		cand[nr++] = cs;
+	}
+
+	/* Merge the groups of overlapping candidates until none overlap. */
+	do {
+		merged = false;
+		for (i = 0; i < nr; i++)
+			for (j = i + 1; j < nr; j++) {
+				int k, from = group[j], to = group[i];
+
+				if (from == to ||
+				    !cpumask_intersects(cand[i]->effective_cpus,
+							cand[j]->effective_cpus))
+					continue;
+				for (k = 0; k < nr; k++)
+					if (group[k] == from)
+						group[k] = to;
+				merged = true;
+			}
+	} while (merged);
+
+	for (i = 0; i < nr; i++)
+		if (group[i] == i)
+			ndoms++;
+	doms = alloc_sched_domains(ndoms);
+	nalloc = ndoms;
+	attrs = kmalloc_array(ndoms, sizeof(*attrs), GFP_KERNEL);
+	if (ndoms && (!doms || !attrs))
+		goto nomem;
+	for (i = 0, j = 0; i < nr; i++) {
+		int k;
+
+		if (group[i] != i)
+			continue;
+		cpumask_clear(doms[j]);
+		attrs[j] = SD_ATTR_INIT;
+		for (k = 0; k < nr; k++) {
+			if (group[k] != i)
+				continue;
+			cpumask_or(doms[j], doms[j], cand[k]->effective_cpus);
+			cpuset_domain_attr(cand[k], &attrs[j]);
+		}
+		cpumask_and(doms[j], doms[j], hk);
+		j++;
+	}
+	kfree(cand);
+	kfree(group);
+	*domsp = doms;
+	*attrsp = attrs;
+	return ndoms;
+
+nomem:
+	if (doms)
+		free_sched_domains(doms, nalloc);
+	kfree(attrs);
+	kfree(cand);
+	kfree(group);
+	return -ENOMEM;
+}
+
+/*
+ * Give the scheduler the domains of cpuset_sched_domains(), or the one
+ * default domain if they cannot be computed.  container_mutex and
+ * cpus_read_lock() held.
+ */
+static void cpuset_rebuild_domains(void)
+{
+	struct sched_domain_attr *attrs = NULL;
+	cpumask_var_t *doms = NULL;
+	int ndoms;
+
+	/*
+	 * A CPU went on- or offline and the hotplug work has not updated
+	 * the sets yet: it rebuilds when it has, and no domain may have an
+	 * inactive CPU.
+	 */
+	if (!cpumask_equal(top_cpuset.effective_cpus, cpu_active_mask))
+		return;
+	ndoms = cpuset_sched_domains(&doms, &attrs);
+	if (ndoms < 0) {
+		pr_warn_ratelimited("no memory for the scheduling domains; using one\n");
+		partition_sched_domains(1, NULL, NULL);
+		return;
+	}
+	partition_sched_domains(ndoms, doms, attrs);
+}
+
+/* A cpuset went away: its domain goes too, unless the top spans all. */
+static void cpuset_rebuild_workfn(struct work_struct *work)
+{
+	mutex_lock(&container_mutex);
+	cpus_read_lock();
+	if (!is_sched_load_balance(&top_cpuset))
+		cpuset_rebuild_domains();
+	cpus_read_unlock();
+	mutex_unlock(&container_mutex);
+}
+
+static DECLARE_WORK(cpuset_rebuild_work, cpuset_rebuild_workfn);
 
 /*
  * Changing the configured sets.
@@ -630,8 +829,12 @@ static ssize_t cpuset_write_set(struct kernfs_open_file *of, char *buf,
 	}
 	if (!ret)
 		ret = cpuset_validate(cs, cpus, &mems, cs->flags);
-	if (!ret)
+	if (!ret) {
 		cpuset_commit(cs, cpus, &mems);
+		/* Only the top's CPUs matter while it balances. */
+		if (is_cpus && !is_sched_load_balance(&top_cpuset))
+			cpuset_rebuild_domains();
+	}
 out_unlock:
 	mutex_unlock(&cpuset_mutex);
 	cpus_read_unlock();
@@ -677,10 +880,14 @@ static ssize_t cpuset_write_flag(struct kernfs_open_file *of, char *buf,
 	if (ret || flags == cs->flags)
 		goto out_unlock;
 
+	cpus_read_lock();
 	mutex_lock(&cpuset_mutex);
 	spin_lock_irq(&callback_lock);
 	cs->flags = flags;
 	spin_unlock_irq(&callback_lock);
+	if (cft->private == CS_SCHED_LOAD_BALANCE &&
+	    (cs == &top_cpuset || !is_sched_load_balance(&top_cpuset)))
+		cpuset_rebuild_domains();
 	if (cft->private == CS_SPREAD_PAGE || cft->private == CS_SPREAD_SLAB) {
 		struct task_struct **tasks;
 		int nr, i;
@@ -696,7 +903,52 @@ static ssize_t cpuset_write_flag(struct kernfs_open_file *of, char *buf,
 		}
 	}
 	mutex_unlock(&cpuset_mutex);
+	cpus_read_unlock();
 out_unlock:
+	container_kn_unlock(of->kn);
+	return ret ?: nbytes;
+}
+
+static s64 cpuset_read_relax(struct container_subsys_state *css,
+			     struct container_file *cft)
+{
+	return css_cs(css)->relax_domain_level;
+}
+
+/*
+ * cpuset.sched_relax_domain_level: -1 (the system's default) up to one
+ * above the highest domain level the scheduler has built, as in cgroup
+ * v1; domains are rebuilt when the cpuset is part of one.
+ */
+static ssize_t cpuset_write_relax(struct kernfs_open_file *of, char *buf,
+				  size_t nbytes, loff_t off)
+{
+	struct container *cont;
+	struct cpuset *cs;
+	int ret = 0;
+	s64 v;
+
+	if (kstrtoll(strstrip(buf), 0, &v))
+		return -EINVAL;
+	if (v < -1 || v > sched_domain_level_max + 1)
+		return -EINVAL;
+
+	cont = container_kn_lock_live(of->kn);
+	if (!cont)
+		return -ENODEV;
+	cs = cont_cs(cont);
+	if (cs->relax_domain_level != v) {
+		cpus_read_lock();
+		mutex_lock(&cpuset_mutex);
+		cs->relax_domain_level = v;
+		if (!cpumask_empty(cs->effective_cpus) &&
+		    (is_sched_load_balance(cs) ||
+		     is_sched_load_balance(&top_cpuset) ||
+		     cpuset_balanced_above(cs)))
+			cpuset_rebuild_domains();
+		mutex_unlock(&cpuset_mutex);
+		cpus_read_unlock();
+	}
 	container_kn_unlock(of->kn);
 	return ret ?: nbytes;
 }
@@ -842,6 +1094,17 @@ static struct container_file cpuset_files[] = {
 		.read_u64 = cpuset_read_pressure,
 	},
 	{
+		.name = "sched_load_balance",
+		.read_u64 = cpuset_read_flag,
+		.write = cpuset_write_flag,
+		.private = CS_SCHED_LOAD_BALANCE,
+	},
+	{
+		.name = "sched_relax_domain_level",
+		.read_s64 = cpuset_read_relax,
+		.write = cpuset_write_relax,
+	},
+	{
 		.name = "memory_pressure_enabled",
 		.flags = CONTAINER_FILE_ONLY_ON_ROOT,
 		.read_u64 = cpuset_read_pressure_enabled,
@@ -873,6 +1136,8 @@ cpuset_create(struct container_subsys_state *parent_css)
 	/* cgroup v1: a child starts with its parent's spread flags. */
 	cs->flags = css_cs(parent_css)->flags &
 		    (BIT(CS_SPREAD_PAGE) | BIT(CS_SPREAD_SLAB));
+	cs->flags |= BIT(CS_SCHED_LOAD_BALANCE);
+	cs->relax_domain_level = -1;
 	return &cs->css;
 
 err_cpus:
@@ -894,6 +1159,10 @@ static void cpuset_destroy(struct container_subsys_state *css)
 		cpuset_dec();
 	mutex_unlock(&cpuset_mutex);
 	cpus_read_unlock();
+	/* Its domain, if it had one, goes (it is out of the tree now). */
+	if (is_sched_load_balance(cs) && !cpumask_empty(cs->effective_cpus) &&
+	    !is_sched_load_balance(&top_cpuset))
+		schedule_work(&cpuset_rebuild_work);
 	free_cpumask_var(cs->effective_cpus);
 	free_cpumask_var(cs->cpus);
 	kfree(cs);
@@ -1047,8 +1316,11 @@ void __init cpuset_init_smp(void)
 /**
  * cpuset_update_active_cpus - a CPU went online or offline
  *
- * Context: CPU hotplug, hotplug lock held for writing.  The effective
- * sets are updated from a work item, which takes container_mutex.
+ * The scheduler gets one domain of every active CPU at once; the
+ * effective sets, and the domains the cpusets ask for when the top does
+ * not balance, follow from a work item, which takes container_mutex.
+ *
+ * Context: CPU hotplug, hotplug lock held for writing.
  */
 void cpuset_update_active_cpus(void)
 {
@@ -1057,23 +1329,28 @@ void cpuset_update_active_cpus(void)
 }
 
 /**
- * cpuset_force_rebuild - nothing to do: one scheduling domain
+ * cpuset_force_rebuild - nothing to do: the hotplug work always rebuilds
  */
 void cpuset_force_rebuild(void)
 {
 }
 
 /**
- * rebuild_sched_domains - rebuild the single scheduling domain
+ * rebuild_sched_domains - rebuild the scheduling domains from the cpusets
  *
- * This subsystem does not partition scheduling domains; this just
- * rebuilds the one that spans every active CPU.
+ * For the scheduler's callers (energy-aware scheduling, asymmetric CPU
+ * capacities), when the domains must be built again with the same CPUs.
+ *
+ * Context: process context; takes container_mutex and cpus_read_lock(),
+ * so neither may be held.
  */
 void rebuild_sched_domains(void)
 {
+	mutex_lock(&container_mutex);
 	cpus_read_lock();
-	partition_sched_domains(1, NULL, NULL);
+	cpuset_rebuild_domains();
 	cpus_read_unlock();
+	mutex_unlock(&container_mutex);
 }
 
 /* Deadline bandwidth is not tracked per container. */

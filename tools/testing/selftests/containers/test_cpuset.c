@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -141,6 +143,9 @@ FIXTURE_SETUP(cs)
 
 FIXTURE_TEARDOWN(cs)
 {
+	/* A test that failed half-way may have left the top unbalanced. */
+	cn_write_in(self->root, "cpuset.sched_load_balance", "1");
+	cn_write_in(self->root, "cpuset.sched_relax_domain_level", "-1");
 	cn_env_cleanup(&self->env);
 	/* A test that failed half-way may have left a CPU offline. */
 	set_online(3, "1");
@@ -183,7 +188,8 @@ TEST_F(cs, files_and_modes)
 		"cpuset.cpus", "cpuset.mems", "cpuset.cpu_exclusive",
 		"cpuset.mem_exclusive", "cpuset.mem_hardwall",
 		"cpuset.memory_migrate", "cpuset.memory_spread_page",
-		"cpuset.memory_spread_slab",
+		"cpuset.memory_spread_slab", "cpuset.sched_load_balance",
+		"cpuset.sched_relax_domain_level",
 	};
 	static const char * const ro[] = {
 		"cpuset.effective_cpus", "cpuset.effective_mems",
@@ -990,6 +996,9 @@ TEST_F(cs, memory_migrate_on_mems_change)
 	pager_stop(&pg);
 }
 
+/* Where the page cache reads go, so that they are not optimised away. */
+char page_sink;
+
 /*
  * Run a child in @cont that reads NR_PAGER pages of /dev/ram0 into the
  * page cache (dropped first) and returns how many are on node 0, or -1.
@@ -1002,7 +1011,6 @@ static int cache_pages_on_node0(const char *cont)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		volatile char sum = 0;
 		int fd, i, on = 0;
 		char *p;
 
@@ -1017,7 +1025,7 @@ static int cache_pages_on_node0(const char *cont)
 		for (i = 0; i < NR_PAGER; i++) {
 			int where = -1;
 
-			sum += p[i * 4096L];
+			page_sink += p[i * 4096L];
 			if (syscall(SYS_get_mempolicy, &where, NULL, 0,
 				    p + i * 4096L, MPOL_F_NODE | MPOL_F_ADDR))
 				_exit(103);
@@ -1053,6 +1061,191 @@ TEST_F(cs, memory_spread_page)
 
 	ASSERT_EQ(0, cn_write_in(s, "cpuset.memory_spread_page", "0"));
 	EXPECT_EQ(NR_PAGER, cache_pages_on_node0(s));
+}
+
+#define SD_DIR	"/sys/kernel/debug/sched"
+
+/*
+ * The scheduler's domains in debugfs (CONFIG_SCHED_DEBUG), listed per
+ * CPU once sched/verbose is on.  false if the kernel does not show them.
+ */
+static bool sched_domains_visible(void)
+{
+	if (access(SD_DIR, F_OK))
+		mount("none", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (access(SD_DIR "/verbose", W_OK) ||
+	    cn_write(SD_DIR "/verbose", "Y"))
+		return false;
+	return !access(SD_DIR "/domains/cpu0", F_OK);
+}
+
+/*
+ * How many scheduling domains CPU @cpu is in; with @flag, how many of
+ * them have that flag (e.g. SD_BALANCE_NEWIDLE).  -1 on error.
+ */
+static int sched_domains_of(int cpu, const char *flag)
+{
+	char path[128], val[1024];
+	int n, with = 0;
+
+	for (n = 0; ; n++) {
+		snprintf(path, sizeof(path), SD_DIR "/domains/cpu%d/domain%d",
+			 cpu, n);
+		if (access(path, F_OK))
+			break;
+		if (!flag)
+			continue;
+		strcat(path, "/flags");
+		if (cn_read_str(path, val, sizeof(val)))
+			return -1;
+		with += !!strstr(val, flag);
+	}
+	return flag ? with : n;
+}
+
+/*
+ * How many CPUs the largest scheduling domain of CPU @cpu spans (0: in
+ * no domain), or -1: from the last "CPU<n> attaching" report the
+ * scheduler logs (with sched/verbose on) whenever it gives a CPU new
+ * domains, whose "domain-<level>: span=<list>" lines go up the levels.
+ */
+static int sched_span_of(int cpu)
+{
+	char key[32], list[256], *log, *last = NULL, *p, *nl;
+	int len, span = -1;
+
+	len = klogctl(10, NULL, 0);		/* SYSLOG_ACTION_SIZE_BUFFER */
+	log = len > 0 ? malloc(len + 1) : NULL;
+	if (!log)
+		return -1;
+	len = klogctl(3, log, len);		/* SYSLOG_ACTION_READ_ALL */
+	if (len < 0) {
+		free(log);
+		return -1;
+	}
+	log[len] = '\0';
+	snprintf(key, sizeof(key), "CPU%d attaching ", cpu);
+	for (p = log; (p = strstr(p, key)); p++)
+		last = p;
+	if (last && !strncmp(last + strlen(key), "NULL", 4))
+		span = 0;
+	for (p = last ? strchr(last, '\n') : NULL; p && span; p = nl) {
+		p++;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strstr(p, "groups:"))
+			continue;
+		if (!strstr(p, " domain-"))
+			break;
+		p = strstr(p, "span=");
+		if (!p || sscanf(p, "span=%255s", list) != 1)
+			break;
+		span = count_list(list);
+	}
+	free(log);
+	return span;
+}
+
+/*
+ * cpuset.sched_load_balance, as cgroup v1 builds domains from it: while
+ * the top balances, one domain spans every CPU; otherwise each balancing
+ * cpuset (with overlapping ones merged) is a domain of its own and CPUs
+ * of no balancing cpuset are in none.
+ */
+TEST_F(cs, sched_load_balance_partitions)
+{
+	const char *r = self->root;
+	long end;
+
+	if (!sched_domains_visible())
+		SKIP(return, "no scheduling domains in debugfs");
+	EXPECT_EQ(1, cn_read_long_in(r, "cpuset.sched_load_balance"));
+	/* Domains built before sched/verbose was on were not reported. */
+	ASSERT_EQ(0, cn_write_in(r, "cpuset.sched_load_balance", "0"));
+	EXPECT_EQ(0, sched_span_of(0));
+	ASSERT_EQ(0, cn_write_in(r, "cpuset.sched_load_balance", "1"));
+	ASSERT_EQ(4, sched_span_of(0));
+	EXPECT_EQ(4, sched_span_of(3));
+	ASSERT_EQ(0, make_cs(r, "a", "0-1", "0"));
+	ASSERT_EQ(0, make_cs(r, "b", "2-3", "1"));
+	EXPECT_EQ(1, cn_read_long_in(r, "a/cpuset.sched_load_balance"));
+	/* While the top balances, the others do not matter. */
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_load_balance", "0"));
+	EXPECT_EQ(4, sched_span_of(0));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_load_balance", "1"));
+
+	/* Two domains, 0-1 and 2-3. */
+	ASSERT_EQ(0, cn_write_in(r, "cpuset.sched_load_balance", "0"));
+	EXPECT_EQ(0, cn_read_long_in(r, "cpuset.sched_load_balance"));
+	EXPECT_EQ(2, sched_span_of(0));
+	EXPECT_EQ(2, sched_span_of(1));
+	EXPECT_EQ(2, sched_span_of(2));
+	EXPECT_EQ(2, sched_span_of(3));
+
+	/* a no longer balances: its CPUs are in no domain. */
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_load_balance", "0"));
+	EXPECT_EQ(0, sched_span_of(0));
+	EXPECT_EQ(0, sched_span_of(1));
+	EXPECT_EQ(2, sched_span_of(2));
+
+	/* b over CPUs 1-3 takes CPU 1; a balancing again overlaps: merged. */
+	ASSERT_EQ(0, cn_write_in(r, "b/cpuset.cpus", "1-3"));
+	EXPECT_EQ(0, sched_span_of(0));
+	EXPECT_EQ(3, sched_span_of(1));
+	EXPECT_EQ(3, sched_span_of(3));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_load_balance", "1"));
+	EXPECT_EQ(4, sched_span_of(0));
+	EXPECT_EQ(4, sched_span_of(3));
+
+	/* A balancing cpuset removed takes its domain along. */
+	ASSERT_EQ(0, cn_write_in(r, "b/cpuset.cpus", "2-3"));
+	EXPECT_EQ(2, sched_span_of(2));
+	ASSERT_EQ(0, cn_rmdir_in(r, "b"));
+	end = cn_now_ms() + 3000;
+	while (sched_span_of(2) && cn_now_ms() < end)
+		cn_sleep_ms(20);
+	EXPECT_EQ(0, sched_span_of(2));
+	EXPECT_EQ(2, sched_span_of(0));
+
+	/* The top balancing again: one domain of every CPU. */
+	ASSERT_EQ(0, cn_write_in(r, "cpuset.sched_load_balance", "1"));
+	EXPECT_EQ(4, sched_span_of(0));
+	EXPECT_EQ(4, sched_span_of(2));
+}
+
+/*
+ * cpuset.sched_relax_domain_level: -1 up to one above the highest
+ * domain level; 0 turns newly-idle balancing off in every domain of the
+ * CPUs it covers, -1 brings the system's default back.
+ */
+TEST_F(cs, sched_relax_domain_level)
+{
+	static const char * const bad[] = { "-2", "x", "100", "", "1 2" };
+	const char *r = self->root;
+	unsigned int i;
+
+	EXPECT_EQ(-1, cn_read_long_in(r, "cpuset.sched_relax_domain_level"));
+	ASSERT_EQ(0, make_cs(r, "a", "0-3", "0-1"));
+	EXPECT_EQ(-1, cn_read_long_in(r, "a/cpuset.sched_relax_domain_level"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, cn_write_in(r, "a/cpuset.sched_relax_domain_level",
+					       bad[i]))
+			TH_LOG("'%s'", bad[i]);
+	}
+	EXPECT_EQ(-1, cn_read_long_in(r, "a/cpuset.sched_relax_domain_level"));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_relax_domain_level", "1"));
+	EXPECT_EQ(1, cn_read_long_in(r, "a/cpuset.sched_relax_domain_level"));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_relax_domain_level", "-1"));
+
+	if (!sched_domains_visible())
+		SKIP(return, "no scheduling domains in debugfs");
+	EXPECT_LT(0, sched_domains_of(0, "SD_BALANCE_NEWIDLE"));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_relax_domain_level", "0"));
+	EXPECT_EQ(0, sched_domains_of(0, "SD_BALANCE_NEWIDLE"));
+	EXPECT_LT(0, sched_domains_of(0, NULL));
+	ASSERT_EQ(0, cn_write_in(r, "a/cpuset.sched_relax_domain_level", "-1"));
+	EXPECT_LT(0, sched_domains_of(0, "SD_BALANCE_NEWIDLE"));
 }
 
 TEST_F(cs, top_cpuset_sets_read_only)
