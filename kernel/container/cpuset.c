@@ -7,10 +7,10 @@
  * effective set: the configured one restricted to its parent's effective
  * set, which at the top is every active CPU and every node with memory.
  * Tasks run on the effective CPUs and allocate from the effective nodes.
- * A CPU going offline leaves the configured sets alone and shrinks the
- * effective ones; a container left without CPUs or nodes hands its tasks
- * to the nearest ancestor that has some.  When the CPU comes back, the
- * effective sets grow again.
+ * A CPU going offline leaves the configured set of every container but
+ * the top, as in cgroup v1, and so the effective ones; a container left
+ * without CPUs or nodes hands its tasks to the nearest ancestor that has
+ * some.  When the CPU comes back, only the top gets it again.
  *
  * The rules for changing the configured sets are those of cgroup v1's
  * cpusets, error codes included, so that existing tools keep working;
@@ -465,14 +465,32 @@ static void cpuset_rescue_tasks(struct cpuset *top)
 	}
 }
 
+/*
+ * CPUs that went inactive since the hotplug work last ran, whether or not
+ * they are back: written by cpuset_update_active_cpus() under the hotplug
+ * lock held for writing, read and cleared by the work under it held for
+ * reading.
+ */
+static cpumask_var_t cpuset_gone_cpus;
+
 static void cpuset_hotplug_workfn(struct work_struct *work)
 {
+	struct container_subsys_state *pos;
+
 	mutex_lock(&container_mutex);
 	cpus_read_lock();
 	mutex_lock(&cpuset_mutex);
 	spin_lock_irq(&callback_lock);
 	cpumask_copy(top_cpuset.cpus, cpu_active_mask);
 	top_cpuset.mems = node_states[N_MEMORY];
+	/* cgroup v1: a CPU that went away leaves the other cpusets for good. */
+	container_for_each_descendant_pre(pos, &top_cpuset.css) {
+		struct cpuset *cs = css_cs(pos);
+
+		if (cs != &top_cpuset)
+			cpumask_andnot(cs->cpus, cs->cpus, cpuset_gone_cpus);
+	}
+	cpumask_clear(cpuset_gone_cpus);
 	spin_unlock_irq(&callback_lock);
 	cpuset_propagate(&top_cpuset);
 	/* cpuset_update_active_cpus() set one domain meanwhile. */
@@ -1286,7 +1304,8 @@ struct container_subsys cpuset_subsys = {
 int __init cpuset_init(void)
 {
 	if (!alloc_cpumask_var(&top_cpuset.cpus, GFP_KERNEL) ||
-	    !alloc_cpumask_var(&top_cpuset.effective_cpus, GFP_KERNEL))
+	    !alloc_cpumask_var(&top_cpuset.effective_cpus, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&cpuset_gone_cpus, GFP_KERNEL))
 		panic("cpuset: no memory for the top cpuset\n");
 	cpumask_setall(top_cpuset.cpus);
 	cpumask_setall(top_cpuset.effective_cpus);
@@ -1324,6 +1343,9 @@ void __init cpuset_init_smp(void)
  */
 void cpuset_update_active_cpus(void)
 {
+	/* The top's CPUs are those active when the work last ran. */
+	cpumask_or(cpuset_gone_cpus, cpuset_gone_cpus, top_cpuset.cpus);
+	cpumask_andnot(cpuset_gone_cpus, cpuset_gone_cpus, cpu_active_mask);
 	partition_sched_domains(1, NULL, NULL);
 	schedule_work(&cpuset_hotplug_work);
 }

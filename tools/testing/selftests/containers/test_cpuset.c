@@ -1301,13 +1301,21 @@ static bool wait_str(const char *cont, const char *file, const char *want,
 	return true;
 }
 
-TEST_F_TIMEOUT(cs, hotplug_shrinks_and_restores, 60)
+/*
+ * CPU hotplug as in cgroup v1: a CPU that goes offline leaves cpuset.cpus
+ * of every container for good; when it comes back only the top gets it,
+ * and a container is given it again by writing cpuset.cpus.  Also when
+ * it comes back before the hotplug work has run.
+ */
+TEST_F_TIMEOUT(cs, hotplug_removes_cpu_for_good, 60)
 {
 	const char *r = self->root;
 	pid_t pid = cn_env_sleeper(&self->env);
 	char c[CN_PATH_LEN], val[CN_PATH_LEN], got[CN_PATH_LEN];
+	char all[CN_PATH_LEN];
 
 	ASSERT_GT(pid, 0);
+	cn_read_str_in(r, "cpuset.cpus", all, sizeof(all));
 	cn_path(c, sizeof(c), r, "c");
 	ASSERT_EQ(0, make_cs(r, "c", "2-3", "0"));
 	ASSERT_EQ(0, cn_move(c, pid));
@@ -1315,17 +1323,29 @@ TEST_F_TIMEOUT(cs, hotplug_shrinks_and_restores, 60)
 
 	ASSERT_EQ(0, set_online(3, "0"));
 	EXPECT_TRUE(wait_str(r, "c/cpuset.effective_cpus", "2", 5000));
-	/* The configured set stays; the task stays and loses the CPU. */
-	EXPECT_STREQ("2-3", cn_read_str_in(r, "c/cpuset.cpus", val,
-					   sizeof(val)));
+	EXPECT_STREQ("2", cn_read_str_in(r, "c/cpuset.cpus", val,
+					 sizeof(val)));
 	EXPECT_STREQ("2", affinity(pid, got, sizeof(got)));
 	EXPECT_EQ(1, cn_has_task(c, pid));
 	/* An offline CPU cannot be configured. */
-	EXPECT_EQ(-EINVAL, cn_write_in(r, "c/cpuset.cpus", "3"));
+	EXPECT_EQ(-EINVAL, cn_write_in(r, "c/cpuset.cpus", "2-3"));
 
 	ASSERT_EQ(0, set_online(3, "1"));
-	EXPECT_TRUE(wait_str(r, "c/cpuset.effective_cpus", "2-3", 5000));
+	EXPECT_TRUE(wait_str(r, "cpuset.cpus", all, 5000));
+	EXPECT_STREQ("2", cn_read_str_in(r, "c/cpuset.cpus", val,
+					 sizeof(val)));
+	EXPECT_STREQ("2", cn_read_str_in(r, "c/cpuset.effective_cpus", val,
+					 sizeof(val)));
+	EXPECT_STREQ("2", affinity(pid, got, sizeof(got)));
+	ASSERT_EQ(0, cn_write_in(r, "c/cpuset.cpus", "2-3"));
 	EXPECT_STREQ("2-3", affinity(pid, got, sizeof(got)));
+
+	/* Off and on again at once: still gone from the container. */
+	ASSERT_EQ(0, set_online(3, "0"));
+	ASSERT_EQ(0, set_online(3, "1"));
+	EXPECT_TRUE(wait_str(r, "c/cpuset.cpus", "2", 5000));
+	EXPECT_TRUE(wait_str(r, "cpuset.cpus", all, 5000));
+	EXPECT_STREQ("2", affinity(pid, got, sizeof(got)));
 }
 
 TEST_F_TIMEOUT(cs, hotplug_empty_container_moves_tasks_up, 60)
@@ -1347,13 +1367,24 @@ TEST_F_TIMEOUT(cs, hotplug_empty_container_moves_tasks_up, 60)
 	EXPECT_TRUE(wait_in(p, pid, 5000));
 	EXPECT_EQ(0, cn_has_task(c, pid));
 	EXPECT_STREQ("2", affinity(pid, got, sizeof(got)));
+	EXPECT_STREQ("", cn_read_str_in(r, "p/c/cpuset.cpus", val,
+					sizeof(val)));
 	EXPECT_STREQ("", cn_read_str_in(r, "p/c/cpuset.effective_cpus", val,
 					sizeof(val)));
 
+	/* Back online: neither p nor c gets the CPU back by itself. */
 	ASSERT_EQ(0, set_online(3, "1"));
-	EXPECT_TRUE(wait_str(r, "p/c/cpuset.effective_cpus", "3", 5000));
-	EXPECT_TRUE(wait_str(r, "p/cpuset.effective_cpus", "2-3", 5000));
-	EXPECT_STREQ("2-3", affinity(pid, got, sizeof(got)));
+	EXPECT_TRUE(wait_str(r, "cpuset.effective_cpus", "0-3", 5000));
+	EXPECT_STREQ("2", cn_read_str_in(r, "p/cpuset.cpus", val,
+					 sizeof(val)));
+	EXPECT_STREQ("", cn_read_str_in(r, "p/c/cpuset.cpus", val,
+					sizeof(val)));
+	EXPECT_STREQ("2", affinity(pid, got, sizeof(got)));
+	/* An emptied container with no tasks can be given CPUs again. */
+	ASSERT_EQ(0, cn_write_in(r, "p/cpuset.cpus", "2-3"));
+	ASSERT_EQ(0, cn_write_in(r, "p/c/cpuset.cpus", "3"));
+	ASSERT_EQ(0, cn_move(c, pid));
+	EXPECT_STREQ("3", affinity(pid, got, sizeof(got)));
 }
 
 TEST_HARNESS_MAIN
