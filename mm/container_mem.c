@@ -1768,7 +1768,12 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 	return 0;
 }
 
-/* Reclaim everything of an empty container; move what stays to the parent. */
+/*
+ * memory.force_empty, whatever is written (as cgroup v1): reclaim all the
+ * container can give back; if it has no task, move what stays (memory
+ * that cannot be reclaimed, such as tmpfs without swap) to the parent.
+ * With tasks, what stays stays, and the write succeeds all the same.
+ */
 static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 				     size_t nbytes, loff_t off)
 {
@@ -1776,13 +1781,7 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 	unsigned long nr;
 	int ret = 0;
 
-	if (strcmp(strstrip(buf), "0"))
-		return -EINVAL;
 	mutex_lock(&mem_limit_mutex);
-	if (container_task_count(mc->css.container)) {
-		ret = -EBUSY;
-		goto out;
-	}
 	/* Let go of freed folios that per-CPU LRU batches still hold. */
 	lru_add_drain_all();
 	mem_drain_stocks(mc);
@@ -1793,6 +1792,8 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 		ret = -EINTR;
 		goto out;
 	}
+	if (container_task_count(mc->css.container))
+		goto out;
 	/* Own folios only: those of children stay with the children. */
 	mem_drain_stocks(mc);
 	nr = mem_move_folios(mc, mem_parent(mc));
@@ -1805,6 +1806,24 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 out:
 	mutex_unlock(&mem_limit_mutex);
 	return ret ?: nbytes;
+}
+
+/*
+ * memory.use_hierarchy: always 1, as in cgroup v1 since 6.2: charges and
+ * limits apply to the whole subtree.  Writing 1 is accepted, anything
+ * else fails with EINVAL, as v1 answers the no longer supported flat
+ * mode.
+ */
+static u64 mem_read_use_hierarchy(struct container_subsys_state *css,
+				  struct container_file *cft)
+{
+	return 1;
+}
+
+static int mem_write_use_hierarchy(struct container_subsys_state *css,
+				   struct container_file *cft, u64 val)
+{
+	return val == 1 ? 0 : -EINVAL;
 }
 
 static struct container_file mem_files[] = {
@@ -1849,6 +1868,11 @@ static struct container_file mem_files[] = {
 	{
 		.name = "stat",
 		.seq_show = mem_stat_show,
+	},
+	{
+		.name = "use_hierarchy",
+		.read_u64 = mem_read_use_hierarchy,
+		.write_u64 = mem_write_use_hierarchy,
 	},
 	{ }	/* terminator */
 };
