@@ -837,6 +837,7 @@ TEST_F_TIMEOUT(cs, memory_pressure_counts_direct_reclaim, 240)
 {
 	const char *r = self->root;
 	char p[CN_PATH_LEN], q[CN_PATH_LEN], wsf[32];
+	int fills;
 
 	cn_path(p, sizeof(p), r, "p");
 	cn_path(q, sizeof(q), r, "q");
@@ -848,16 +849,25 @@ TEST_F_TIMEOUT(cs, memory_pressure_counts_direct_reclaim, 240)
 	ASSERT_EQ(0, cn_write_in(r, "cpuset.memory_pressure_enabled", "0"));
 	EXPECT_EQ(0, fill_node1(q));
 
+	/*
+	 * Whether a fill makes the allocator reclaim directly depends on
+	 * what kswapd and kcompactd got done meanwhile: one in five fills
+	 * did not in the guest, so up to three.
+	 */
 	ASSERT_EQ(0, cn_write_in(r, "cpuset.memory_pressure_enabled", "1"));
-	EXPECT_EQ(0, fill_node1(p));
+	for (fills = 1; fills <= 3; fills++) {
+		EXPECT_EQ(0, fill_node1(p));
+		/* The rate takes in a second's reclaims once it has passed. */
+		cn_sleep_ms(1100);
+		if (cn_read_long_in(p, "cpuset.memory_pressure") > 0)
+			break;
+	}
 	cn_write_in(r, "cpuset.memory_pressure_enabled", "0");
 	cn_write(WSF, wsf);
-	/* The rate takes in the reclaims of a second once it has passed. */
-	cn_sleep_ms(1100);
 	EXPECT_LT(0, cn_read_long_in(p, "cpuset.memory_pressure"));
 	EXPECT_EQ(0, cn_read_long_in(q, "cpuset.memory_pressure"));
-	ksft_print_msg("memory_pressure after the fill: %ld\n",
-		       cn_read_long_in(p, "cpuset.memory_pressure"));
+	ksft_print_msg("memory_pressure %ld after %d fills\n",
+		       cn_read_long_in(p, "cpuset.memory_pressure"), fills);
 }
 
 /* A child with NR_PAGER anonymous pages that reports where they are. */
