@@ -146,11 +146,9 @@ static DEFINE_SPINLOCK(callback_lock);
  */
 static struct workqueue_struct *cpuset_migrate_wq;
 
-/**
- * cpuset_memory_pressure_enabled - cpuset.memory_pressure_enabled
- *
- * Read without a lock by the page allocator's direct reclaim
- * (cpuset_memory_pressure_bump()).
+/*
+ * cpuset.memory_pressure_enabled: read without a lock by the page
+ * allocator's direct reclaim (cpuset_memory_pressure_bump()).
  */
 int cpuset_memory_pressure_enabled __read_mostly;
 /* Cpusets with mems_restricted set (cpuset_mutex). */
