@@ -1772,7 +1772,7 @@ static int mem_stat_show(struct seq_file *sf, void *v)
  * memory.force_empty, whatever is written (as cgroup v1): reclaim all the
  * container can give back; if it has no task, move what stays (memory
  * that cannot be reclaimed, such as tmpfs without swap) to the parent.
- * With tasks, what stays stays, and the write succeeds all the same.
+ * With tasks, the rest is left charged, and the write succeeds all the same.
  */
 static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 				     size_t nbytes, loff_t off)

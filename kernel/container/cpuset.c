@@ -37,6 +37,14 @@
  *			jump label lock nests inside.
  * callback_lock	spinlock (irq-safe): the sets, for readers that
  *			cannot sleep (the page allocator, the scheduler).
+ * pressure.lock	spinlock (irq-safe), per cpuset, innermost: the
+ *			memory_pressure filter; taken by direct reclaim under
+ *			rcu_read_lock() only.
+ *
+ * partition_sched_domains() (sched_domains_mutex) is called with
+ * container_mutex, cpus_read_lock() and, from the file writes, cpuset_mutex
+ * held.  Page migration for memory_migrate runs from cpuset_migrate_wq with
+ * none of these held; writers flush it after dropping them.
  *
  * Attach runs under container_mutex and the threadgroup lock; fork
  * callbacks run under the threadgroup lock only, and take cpuset_mutex.
@@ -941,7 +949,6 @@ static ssize_t cpuset_write_relax(struct kernfs_open_file *of, char *buf,
 {
 	struct container *cont;
 	struct cpuset *cs;
-	int ret = 0;
 	s64 v;
 
 	if (kstrtoll(strstrip(buf), 0, &v))
@@ -966,7 +973,7 @@ static ssize_t cpuset_write_relax(struct kernfs_open_file *of, char *buf,
 		cpus_read_unlock();
 	}
 	container_kn_unlock(of->kn);
-	return ret ?: nbytes;
+	return nbytes;
 }
 
 /*
