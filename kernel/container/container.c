@@ -197,12 +197,12 @@ static void check_for_release(struct container *cont)
 	}
 }
 
-static void put_css_group(struct css_group *cg)
+/* Unhash and free @cg, whose last reference is gone; css_group_lock held. */
+static void free_css_group_locked(struct css_group *cg)
 {
 	struct cg_link *link, *tmp;
 
-	if (!refcount_dec_and_lock(&cg->refcount, &css_group_lock))
-		return;
+	lockdep_assert_held(&css_group_lock);
 	hash_del(&cg->hlist);
 	nr_css_groups--;
 	list_for_each_entry_safe(link, tmp, &cg->links, cg_node) {
@@ -214,8 +214,18 @@ static void put_css_group(struct css_group *cg)
 			check_for_release(cont);
 		kfree(link);
 	}
-	spin_unlock(&css_group_lock);
 	kfree_rcu(cg, rcu_head);
+}
+
+static void put_css_group(struct css_group *cg)
+{
+	/* Only the last reference takes css_group_lock. */
+	if (refcount_dec_not_one(&cg->refcount))
+		return;
+	spin_lock(&css_group_lock);
+	if (refcount_dec_and_test(&cg->refcount))
+		free_css_group_locked(cg);
+	spin_unlock(&css_group_lock);
 }
 
 static unsigned long css_group_key(struct container_subsys_state **subsys)
