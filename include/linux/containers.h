@@ -45,6 +45,9 @@ enum container_subsys_id {
  * @parent: the state of the parent container, NULL at the top
  * @sibling: entry in @parent's @children
  * @children: the states of the child containers, oldest first
+ * @serial_nr: when the state was linked into the tree (container_mutex);
+ *	orders siblings, so that a walk can go on from a removed one
+ * @removed: set when the state is unlinked from the tree
  *
  * Subsystems embed this in their own per-container structure and get back
  * to it with container_of().  The state of a hierarchy's root container is
@@ -56,7 +59,10 @@ enum container_subsys_id {
  * container is removed; the subsystem's destroy callback runs an RCU grace
  * period later.  @children is an RCU list changed under container_mutex,
  * so the walks below need only rcu_read_lock() (or container_mutex, to
- * sleep inside them).  @parent never changes.
+ * sleep inside them).  @parent never changes.  A walk may also drop the
+ * RCU read lock between two steps, if it keeps the state it visited last
+ * from being freed (the subsystem's own reference): a step from a state
+ * removed meanwhile goes on with the first sibling linked after it.
  */
 struct container_subsys_state {
 	struct container *container;
@@ -64,6 +70,8 @@ struct container_subsys_state {
 	struct container_subsys_state *parent;
 	struct list_head sibling;
 	struct list_head children;
+	u64 serial_nr;
+	bool removed;
 };
 
 /* bits in container.flags */

@@ -101,6 +101,8 @@ DEFINE_MUTEX(container_mutex);
 DEFINE_SPINLOCK(css_group_lock);
 static DEFINE_SPINLOCK(release_agent_lock);
 DEFINE_PERCPU_RWSEM(container_threadgroup_rwsem);
+/* The next state's serial_nr (container_mutex): see container_create(). */
+static u64 css_serial_nr_next = 1;
 
 #define SUBSYS(_x)							\
 	[_x ## _subsys_id] = &_x ## _subsys,
@@ -790,9 +792,11 @@ static struct container *container_create(struct container *parent,
 	}
 
 	list_add_tail(&cont->sibling, &parent->children);
-	for_each_subsys_in(ss, i, mask)
+	for_each_subsys_in(ss, i, mask) {
+		cont->subsys[i]->serial_nr = css_serial_nr_next++;
 		list_add_tail_rcu(&cont->subsys[i]->sibling,
 				  &parent->subsys[i]->children);
+	}
 	root->nr_containers++;
 	/*
 	 * A child pins its parent until its own states are destroyed: the
@@ -867,9 +871,13 @@ static int container_destroy_locked(struct container *cont)
 
 	list_del(&cont->sibling);
 	/* RCU walkers may still see them: destroy waits for a grace period. */
-	for (i = 0; i < CONTAINER_SUBSYS_COUNT; i++)
-		if (cont->subsys[i])
-			list_del_rcu(&cont->subsys[i]->sibling);
+	for (i = 0; i < CONTAINER_SUBSYS_COUNT; i++) {
+		if (!cont->subsys[i])
+			continue;
+		/* Before the unlink: see container_css_next_child(). */
+		WRITE_ONCE(cont->subsys[i]->removed, true);
+		list_del_rcu(&cont->subsys[i]->sibling);
+	}
 	cont->root->nr_containers--;
 	kernfs_remove(cont->kn);
 
@@ -1137,7 +1145,10 @@ static int container_attach(struct container *cont, struct task_struct *leader,
 /*
  * Walks of the tree of subsystem states.  Writers hold container_mutex; a
  * state is unlinked with list_del_rcu() and destroyed a grace period
- * later, so an RCU walk can go on from a state removed under it.
+ * later, so an RCU walk can go on from a state removed under it.  A walk
+ * that dropped the RCU read lock since it visited @pos cannot follow
+ * @pos's links if @pos was removed meanwhile (its successor may have been
+ * removed and freed since); it finds its place again by @serial_nr.
  */
 #define css_tree_walk_held()						\
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() &&			\
@@ -1149,6 +1160,9 @@ static int container_attach(struct container *cont, struct task_struct *leader,
  * @pos: the child visited last, NULL to start
  * @parent: the state whose children are walked
  *
+ * @pos need not be linked any more: a walk may drop the RCU read lock
+ * between two steps if it keeps @pos and @parent from being freed.
+ *
  * Context: rcu_read_lock() or container_mutex held.
  * Return: the next child, or NULL when there is none.
  */
@@ -1156,13 +1170,23 @@ struct container_subsys_state *
 container_css_next_child(struct container_subsys_state *pos,
 			 struct container_subsys_state *parent)
 {
+	struct container_subsys_state *next;
+
 	css_tree_walk_held();
 	if (!pos)
 		return list_first_or_null_rcu(&parent->children,
 					      struct container_subsys_state,
 					      sibling);
-	return list_next_or_null_rcu(&parent->children, &pos->sibling,
-				     struct container_subsys_state, sibling);
+	if (likely(!READ_ONCE(pos->removed)))
+		return list_next_or_null_rcu(&parent->children, &pos->sibling,
+					     struct container_subsys_state,
+					     sibling);
+	/* Siblings are linked in @serial_nr order: the first one after. */
+	list_for_each_entry_rcu(next, &parent->children, sibling,
+				lockdep_is_held(&container_mutex))
+		if (next->serial_nr > pos->serial_nr)
+			return next;
+	return NULL;
 }
 
 /**
