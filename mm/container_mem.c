@@ -13,63 +13,64 @@
  * of read() and write()).  Tasks of a hierarchy's top container, and every
  * task while the subsystem is not bound to a hierarchy, are not charged.
  *
- * A charged folio's head page records its owner in struct page, in the word
- * memory cgroups use for the same (page->container_mem; struct page does not
- * grow, since the two cannot be built together), and the folio sits on its
- * owner's list of charged folios, oldest first, linked through page_ext.  So
- * the hooks that only need the owner (the LRU and rmap ones, and uncharge for
- * the many folios that were never charged) cost no page_ext lookup.  Usage,
- * limit, peak and failcnt are a page_counter per container, charged
+ * Usage, limit, peak and failcnt are a page_counter per container, charged
  * hierarchically: a charge counts against every ancestor below the top.  A
- * charge stays with the container that made it when the task moves.  When a
- * container is removed, its folios move to its parent's list, whose counter
- * already includes them (to nobody, at the top).  Each CPU keeps a small stock
- * of pages charged ahead to one container (struct mem_stock), so that most
- * charges and uncharges touch only that CPU's data, not the counters of every
- * ancestor.
+ * charge stays with the container that made it when the task moves.  Each
+ * CPU keeps a small stock of pages charged ahead to one container (struct
+ * mem_stock), so that most charges and uncharges touch only that CPU's
+ * data, not the counters of every ancestor.
  *
- * Statistics.  memory.stat is kept in per-CPU counters.  What kind of page a
- * folio is (anonymous, page cache, shmem) is not known when it is charged, but
- * it is when the folio first goes on an LRU list: the hook in
- * lruvec_add_folio() records the kind and the list in the low bits of the
- * owner word and counts them; uncharge, migration and THP split take them back
- * or pass them on.  mapped_file follows the rmap's NR_FILE_MAPPED updates.
- * These updates go to the folio's owner of the moment, read under RCU without
- * its lock; when the folios of a container move to its parent, whatever its
- * counters still hold is folded into the parent's after a grace period (on
- * removal, from the RCU callback that frees it).
+ * LRU lists.  A charged folio records its owner in struct page, in the word
+ * memory cgroups use for the same (folio->container_mem; struct page does
+ * not grow, since the two cannot be built together): a pointer to the
+ * owner's table of per-node parts (struct container_mem_node), each with
+ * an lruvec.  folio_lruvec() and the LRU lock helpers of memcontrol.h find
+ * the folio's lruvec through it, so a charged folio sits on its container's
+ * LRU lists, not the node's, under the container's LRU lock, and nothing
+ * else is kept per folio.  The kernel's reclaim scans them: a charge over
+ * a hard limit and the soft-limit handler reclaim through
+ * try_to_free_container_pages(), which scans the lruvecs of the subtree
+ * only; global reclaim (kswapd, direct) scans the node's own lruvec and
+ * every container's (shrink_node_containers() in mm/vmscan.c).  The sizes
+ * of the lists are each lruvec's own (lruvec->lru_zone_size).
+ *
+ * Statistics.  memory.stat counts what mm/ counts for a folio in the node
+ * statistics (NR_FILE_PAGES as cache, NR_ANON_MAPPED as rss, ...): the
+ * lruvec statistics calls of vmstat.h call __container_mem_stat_mod_folio()
+ * for the items memory.stat shows, at the moment mm/ counts them, into
+ * per-CPU counters of the folio's owner.  The LRU lines are the sizes of
+ * the container's lruvecs.
+ *
+ * Removal.  Each charged page holds a reference on its owner's percpu_ref
+ * (so does a stock, a child, and a charge in flight).  When a container is
+ * removed, its folios on LRU lists move to its parent's lists (at the top:
+ * they become uncharged), under both LRU locks, for folios whose LRU flag
+ * the mover clears (so no one else moves them meanwhile); its counters are
+ * folded into the parent's a grace period later.  Folios off the lists at
+ * that moment (isolated by reclaim or migration, in per-CPU LRU batches)
+ * come back to the removed container's lists: a delayed work item moves
+ * them up too, until no page is charged to it.  The structure is freed
+ * once the last reference is gone.
  *
  * Limits.  A charge that would take a container (or an ancestor) over its
- * hard limit first reclaims folios of that container's subtree: isolated
- * from the LRU and handed to reclaim_pages(), file pages first, anonymous
- * ones only when swap is available.  If that fails, out_of_memory() runs
- * limited to the subtree (struct oom_control.container), so the victim is
- * chosen among the subtree's threads, and killed and reaped, as by the
- * kernel's OOM killer, but never outside the subtree.
+ * hard limit first reclaims from that container's subtree.  If that fails,
+ * out_of_memory() runs limited to the subtree (struct oom_control.container),
+ * so the victim is chosen among the subtree's threads, and killed and
+ * reaped, as by the kernel's OOM killer, but never outside the subtree.
  *
  * Swap.  A swap slot records which container swapped its page out (the swap
  * map of mm/swap_cgroup.c); the page is charged to that container when it
  * is read back, whoever reads it.
  *
- * Reclaim and memory.stat walk a subtree with the core's walks of the
- * states' tree under rcu_read_lock() (container_for_each_descendant_pre()),
- * not under container_mutex, which the charge path cannot take: charges
- * happen under mmap_lock, and container_mutex is held around mmap_lock in
- * cpuset's attach.  A removed container leaves the tree at rmdir; its
- * folios are on its own list (and out of its parent's reclaim) until its
- * destroy hands them to the parent, a grace period later.
- *
  * Locking:
  *
- * mem_container.lock	irq-safe spinlock: the folio list and the owner
- *			recorded in the owner word of the folios on it.  The
- *			lists of a child and its parent are locked child first
- *			(when folios move up).  Never held with the LRU lock
- *			of a node held, and the LRU lock is never taken
- *			under it.
+ * lruvec->lru_lock	the LRU lists of a container on one node, and the
+ *			owner word of the folios on them that have their LRU
+ *			flag set.  When folios move up, the child's lock is
+ *			taken first, then the parent's (nested).
  * mem_limit_mutex	serialises writes of the limits and force_empty.
- * mem_stock.lock	local lock (interrupts off) of a CPU's stock; taken
- *			inside mem_container.lock, nothing is taken inside it.
+ * mem_stock.lock	local lock (interrupts off) of a CPU's stock; nothing
+ *			is taken inside it.
  * mem_ids' xa_lock	irq-safe (the last put of an id can come from an RCU
  *			callback); a leaf.  The swap map's lock
  *			(swap_cgroup_record()) is taken with none of ours
@@ -77,30 +78,19 @@
  *			tasks) css_group_lock and task_lock(), with none of
  *			ours held.
  *
- * The LRU hook runs under the folio's LRU lock and takes none of ours: it
- * reads the owner under RCU and updates the kind and list bits of the
- * owner word with cmpxchg, as moving the folios of a container up changes
- * the owner bits of live folios with cmpxchg too.  Everything else that
- * writes the word holds the owner's lock at a time when the LRU hook
- * cannot run for the folio: charge (a new folio), uncharge (refcount
- * zero), migration (isolated) and split (frozen).  The statistics counters
- * are per-CPU and atomic, without a lock; force_empty waits for a grace
- * period under mem_limit_mutex before folding them.
- *
- * Destroy runs a grace period after a container's last task left it.  A
- * charge served from the stock finds its container and records the folio
- * within one RCU read-side section, so it is done before destroy starts;
- * a charge that goes to the page_counters and may sleep in reclaim pins
- * the container with a percpu_ref, which destroy waits for.  Destroy then
- * moves the folios up and frees the structure after another grace
- * period, since uncharge looks at the owner under the RCU read lock.
+ * The owner word is otherwise written only when no one else can reach the
+ * folio: charge (a new folio), uncharge (refcount zero), migration (both
+ * folios isolated) and split (frozen).  Readers that do not hold the
+ * folio's LRU lock read it under RCU: a container's per-node parts and
+ * counters are freed a grace period after its last reference is dropped.
+ * Walks of a subtree use the core's walks of the states' tree under RCU,
+ * and hold a reference on the container they are at when they sleep.
  */
 
 #define pr_fmt(fmt) "container_mem: " fmt
 
 #include <linux/container_mem.h>
 #include <linux/containers.h>
-#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/ctype.h>
@@ -111,11 +101,9 @@
 #include <linux/mm_inline.h>
 #include <linux/oom.h>
 #include <linux/page_counter.h>
-#include <linux/page_ext.h>
 #include <linux/pagevec.h>
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
-#include <linux/rculist.h>
 #include <linux/resume_user_mode.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -124,6 +112,7 @@
 #include <linux/smp.h>
 #include <linux/swap.h>
 #include <linux/swap_cgroup.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "internal.h"
@@ -132,17 +121,17 @@
 #define MEM_CHARGE_BATCH	64U
 /* How often a charge reclaims before it turns to the OOM killer. */
 #define MEM_RECLAIM_RETRIES	5
-/* Folios isolated and reclaimed per batch. */
-#define MEM_RECLAIM_BATCH	32
 /* Longest sleep of a task allocating far over its soft limit. */
 #define MEM_THROTTLE_MAX	(HZ / 10)
-/* Alignment of struct mem_container: leaves MEM_WORD_FLAGS in the word. */
-#define MEM_OWNER_ALIGN		128
+/* How soon, and how often at most, a removed container's stragglers move. */
+#define MEM_ZOMBIE_DELAY	HZ
+#define MEM_ZOMBIE_DELAY_MAX	(10 * HZ)
 
 /* Event counters, per CPU. */
 enum mem_event {
 	MEM_PGPGIN,		/* charges */
 	MEM_PGPGOUT,		/* uncharges */
+	MEM_PGSCAN,		/* folios reclaim scanned on its lists */
 	MEM_SOFT_LIMIT_HITS,	/* charges that left usage over the soft limit */
 	MEM_THROTTLED,		/* times a task slept for the soft limit */
 	MEM_RECLAIMED,		/* pages the over-limit handler reclaimed */
@@ -150,15 +139,19 @@ enum mem_event {
 	MEM_NR_EVENTS,
 };
 
-/* Page counts of memory.stat: per CPU, and folded from removed children. */
+/*
+ * Page counts of memory.stat: per CPU, and folded from removed children.
+ * Each is a node statistic of mm/ (mem_stat_item()).
+ */
 enum mem_stat_item {
-	MEM_CACHE,		/* page cache, shmem included */
-	MEM_RSS,		/* anonymous (and swap cache) */
-	MEM_RSS_HUGE,		/* anonymous large folios */
-	MEM_SHMEM,		/* shmem/tmpfs page cache */
-	MEM_MAPPED_FILE,	/* page cache mapped in page tables */
-	MEM_LRU_BASE,		/* + enum lru_list: last LRU list put on */
-	MEM_NR_STATS = MEM_LRU_BASE + NR_LRU_LISTS,
+	MEM_CACHE,		/* NR_FILE_PAGES: page cache, shmem, swap cache */
+	MEM_RSS,		/* NR_ANON_MAPPED */
+	MEM_RSS_HUGE,		/* NR_ANON_THPS */
+	MEM_SHMEM,		/* NR_SHMEM */
+	MEM_MAPPED_FILE,	/* NR_FILE_MAPPED */
+	MEM_DIRTY,		/* NR_FILE_DIRTY */
+	MEM_WRITEBACK,		/* NR_WRITEBACK */
+	MEM_NR_STATS,
 };
 
 struct mem_percpu {
@@ -171,73 +164,50 @@ struct mem_percpu {
  * @css: the subsystem state
  * @memory: usage, hard limit, peak and failcnt, in pages
  * @soft_limit: the soft limit, in pages
- * @ref: pins the structure while a charge is in flight
- * @ref_done: completed when @ref drops to zero after destroy killed it
- * @lock: protects @folios and the owner of the folios on it
- * @folios: the folios charged to this container, oldest first
+ * @ref: one reference per charged page, per stock holding its pages, per
+ *	child and per charge in flight, plus the initial one until removal
  * @pcpu: per-CPU page counts and event counters
- * @folded: page counts handed over from removed descendants (and to them,
- *	for updates that reached this container after its folios left)
+ * @folded: page counts handed over from removed descendants
  * @soft_work: the over-limit handler (container_mem_wq)
  * @soft_reclaimed: pages the handler has reclaimed, ever
  * @throttle_mark: @soft_reclaimed when a task last slept for the soft limit
  * @throttle: current throttling delay in jiffies, 0 when not throttling
- * @had_children: a child was created (destroy must wait for its fold)
+ * @dead: removed: its statistics go to the parent from now on
+ * @zombie_work: moves up the folios that come back to a removed container
+ * @zombie_delay: the current delay of @zombie_work
+ * @free_rwork: frees the per-node parts and counters after the last put
  * @id: the number swap entries record their owner by (0 at the top)
- * @id_ref: one reference while the container lives, plus one per swap
- *	entry recorded with @id; the structure stays (without its per-CPU
- *	counters) until the last one is dropped
- * @rcu: folds the page counts into the parent and frees the structure
+ * @id_ref: one reference until @free_rwork, plus one per swap entry
+ *	recorded with @id; the structure stays until the last one is dropped
+ * @rcu: folds the statistics after removal; later frees the structure
+ * @node: the per-node parts, by node id (none at the top, whose folios
+ *	are on the nodes' own lruvecs); the owner word points here
  */
 struct mem_container {
 	struct container_subsys_state css;
 	struct page_counter memory;
 	unsigned long soft_limit;
 	struct percpu_ref ref;
-	struct completion ref_done;
-	spinlock_t lock;		/* @folios and their owner */
-	struct list_head folios;
 	struct mem_percpu __percpu *pcpu;
 	atomic_long_t folded[MEM_NR_STATS];
 	struct work_struct soft_work;
 	atomic_long_t soft_reclaimed;
 	unsigned long throttle_mark;
 	unsigned long throttle;
-	bool had_children;
+	bool dead;
+	struct delayed_work zombie_work;
+	unsigned long zombie_delay;
+	struct rcu_work free_rwork;
 	unsigned short id;
 	refcount_t id_ref;
 	struct rcu_head rcu;
-} __aligned(MEM_OWNER_ALIGN);
-
-/*
- * The owner word of a charged folio's head page (page->container_mem):
- * the owning mem_container, whose alignment leaves the low bits for what
- * memory.stat counts the folio as: 1 + the LRU list it is counted on (0:
- * none yet), and its kind, set the first time it goes on a list.  0 when
- * the folio is not charged.
- */
-#define MEM_WORD_LRU		0x07UL
-#define MEM_KIND_COUNTED	0x08UL	/* the kind bits below are set */
-#define MEM_KIND_ANON		0x10UL
-#define MEM_KIND_SHMEM		0x20UL
-#define MEM_KIND_HUGE		0x40UL	/* large, and MEM_KIND_ANON */
-#define MEM_WORD_KIND		0x78UL
-#define MEM_WORD_FLAGS		(MEM_WORD_LRU | MEM_WORD_KIND)
-
-/*
- * What page_ext holds for the head page of a charged folio: its entry in
- * the owner's list, and the folio (to get from the list to it).  Both are
- * protected by the owner's lock.
- */
-struct mem_page_ext {
-	struct list_head node;
-	struct folio *folio;
+	struct container_mem_node *node[];
 };
 
 /**
  * struct mem_stock - pages charged ahead to one container on one CPU
  * @lock: guards the stock, with interrupts off
- * @cached: the container they are charged to, or NULL
+ * @cached: the container they are charged to (with a reference), or NULL
  * @nr_pages: how many
  *
  * A charge takes its pages from its CPU's stock when that holds pages of
@@ -249,7 +219,7 @@ struct mem_page_ext {
  * Stocked pages count in the page_counters (against the limits and in
  * the peak), but memory.usage_in_bytes leaves them out.  The stocks of a
  * subtree are given back before a charge reclaims for a limit, when a
- * limit is set, on force_empty and when a container is destroyed; a dead
+ * limit is set, on force_empty and when a container is removed; a dead
  * CPU's stock is given back by the CPU hotplug callback.
  */
 struct mem_stock {
@@ -262,14 +232,13 @@ static DEFINE_PER_CPU(struct mem_stock, mem_stock) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
 
-static struct mem_container root_mem;
+static struct mem_container *root_mem;
 static struct kmem_cache *mem_cachep;
 
 /*
  * On while a memory container other than the top exists: only then can a
  * folio be charged, so that without one the charge and uncharge hooks cost
- * a patched-out branch.  Counts the containers; a container's folios are
- * handed up (at the top: uncharged) before its count is dropped.
+ * a patched-out branch.  Counts the containers until they are freed.
  */
 DEFINE_STATIC_KEY_FALSE(container_mem_charging);
 /*
@@ -283,36 +252,9 @@ static DEFINE_MUTEX(mem_limit_mutex);
 /* Runs the over-limit handlers; reclaim may be needed to make progress. */
 static struct workqueue_struct *container_mem_wq;
 
-static bool container_mem_need(void)
-{
-	return true;
-}
-
-struct page_ext_operations container_mem_page_ext_ops = {
-	.size = sizeof(struct mem_page_ext),
-	.need = container_mem_need,
-};
-
 static inline struct mem_container *css_mem(struct container_subsys_state *css)
 {
 	return css ? container_of(css, struct mem_container, css) : NULL;
-}
-
-static inline struct mem_page_ext *page_ext_mem(struct page_ext *pe)
-{
-	return page_ext_data(pe, &container_mem_page_ext_ops);
-}
-
-/*
- * The page_ext data of @folio's head page, NULL if it has none (then it
- * cannot be charged).  The caller holds the RCU read lock and the folio,
- * or is freeing it: its memory section stays online.
- */
-static __always_inline struct mem_page_ext *mem_folio_ext(struct folio *folio)
-{
-	struct page_ext *pe = page_ext_lookup(&folio->page);
-
-	return pe ? page_ext_mem(pe) : NULL;
 }
 
 static inline bool mem_is_top(const struct mem_container *mc)
@@ -326,15 +268,42 @@ static inline struct mem_container *mem_parent(struct mem_container *mc)
 	return css_mem(mc->css.parent);
 }
 
-static inline struct mem_container *mem_word_owner(unsigned long word)
+/* The owner word of folios charged to @mc. */
+static inline unsigned long mem_word(struct mem_container *mc)
 {
-	return (struct mem_container *)(word & ~MEM_WORD_FLAGS);
+	return (unsigned long)mc->node;
 }
 
-/* The owner of @folio, or NULL; under RCU. */
+/* The owner of @folio, or NULL; under RCU or with the binding stable. */
 static inline struct mem_container *mem_owner(struct folio *folio)
 {
-	return mem_word_owner(READ_ONCE(folio->container_mem));
+	struct container_mem_node **table;
+
+	table = (struct container_mem_node **)READ_ONCE(folio->container_mem);
+	return table ? table[folio_nid(folio)]->owner : NULL;
+}
+
+/* Is @lruvec a node's own (the top's), not a container's? */
+static inline bool mem_lruvec_is_node(struct lruvec *lruvec)
+{
+	return lruvec == &lruvec_pgdat(lruvec)->__lruvec;
+}
+
+/* The lruvec of @mc on @pgdat; the node's own for the top. */
+static inline struct lruvec *mem_lruvec(struct mem_container *mc,
+					struct pglist_data *pgdat)
+{
+	if (mem_is_top(mc))
+		return &pgdat->__lruvec;
+	return &mc->node[pgdat->node_id]->lruvec;
+}
+
+/* The container of @lruvec; the top for a node's own. */
+static inline struct mem_container *mem_lruvec_owner(struct lruvec *lruvec)
+{
+	if (mem_lruvec_is_node(lruvec))
+		return root_mem;
+	return container_of(lruvec, struct container_mem_node, lruvec)->owner;
 }
 
 static void mem_event(struct mem_container *mc, enum mem_event ev,
@@ -353,12 +322,6 @@ static unsigned long mem_event_sum(struct mem_container *mc, enum mem_event ev)
 	return sum;
 }
 
-static void mem_stat_mod(struct mem_container *mc, enum mem_stat_item item,
-			 long nr)
-{
-	this_cpu_add(mc->pcpu->stat[item], nr);
-}
-
 /* Pages @mc counts for @item; negative for a moment while folios move. */
 static long mem_stat_read(struct mem_container *mc, enum mem_stat_item item)
 {
@@ -371,10 +334,19 @@ static long mem_stat_read(struct mem_container *mc, enum mem_stat_item item)
 }
 
 /*
- * Hand what @mc's counters hold over to @to (NULL: the top, which keeps
- * none).  Called once @mc's folios have left it and a grace period has
- * passed, so that no update for them can still reach @mc.
+ * Where statistics for folios of @mc go: @mc, or once it is removed its
+ * nearest ancestor that is not; NULL at the top, which keeps none (its
+ * memory.stat shows the system's).  Under RCU: a removed container folds
+ * its counters into this one a grace period after it is marked dead.
  */
+static struct mem_container *mem_stat_target(struct mem_container *mc)
+{
+	while (!mem_is_top(mc) && READ_ONCE(mc->dead))
+		mc = mem_parent(mc);
+	return mem_is_top(mc) ? NULL : mc;
+}
+
+/* Hand what @mc's counters hold over to @to (NULL: the top, which drops it). */
 static void mem_stat_fold(struct mem_container *mc, struct mem_container *to)
 {
 	int i;
@@ -388,112 +360,54 @@ static void mem_stat_fold(struct mem_container *mc, struct mem_container *to)
 	}
 }
 
-static __always_inline void mem_count_kind(struct mem_container *mc,
-					   unsigned long kind, long nr)
+/* The memory.stat item that counts node statistic @idx, or -1. */
+static __always_inline int mem_stat_item(enum node_stat_item idx)
 {
-	if (!(kind & MEM_KIND_COUNTED))
+	switch (idx) {
+	case NR_FILE_PAGES:
+		return MEM_CACHE;
+	case NR_ANON_MAPPED:
+		return MEM_RSS;
+	case NR_ANON_THPS:
+		return MEM_RSS_HUGE;
+	case NR_SHMEM:
+		return MEM_SHMEM;
+	case NR_FILE_MAPPED:
+		return MEM_MAPPED_FILE;
+	case NR_FILE_DIRTY:
+		return MEM_DIRTY;
+	case NR_WRITEBACK:
+		return MEM_WRITEBACK;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * __container_mem_stat_mod_folio - mm/ counts a charged folio in a statistic
+ * @folio: the folio
+ * @idx: the node statistic
+ * @val: by how much it changes, in pages
+ *
+ * Called from the lruvec statistics calls of <linux/vmstat.h> for a folio
+ * whose owner word is set, so memory.stat changes where the node's
+ * counters do.
+ *
+ * Context: any; the folio is held, or being freed by the caller.
+ */
+void __container_mem_stat_mod_folio(struct folio *folio,
+				    enum node_stat_item idx, int val)
+{
+	int item = mem_stat_item(idx);
+	struct mem_container *mc;
+
+	if (item < 0)
 		return;
-	if (kind & MEM_KIND_ANON) {
-		mem_stat_mod(mc, MEM_RSS, nr);
-		if (kind & MEM_KIND_HUGE)
-			mem_stat_mod(mc, MEM_RSS_HUGE, nr);
-	} else {
-		mem_stat_mod(mc, MEM_CACHE, nr);
-		if (kind & MEM_KIND_SHMEM)
-			mem_stat_mod(mc, MEM_SHMEM, nr);
-	}
-}
-
-/* Take @nr pages counted as owner word @word says out of @mc's counts. */
-static __always_inline void mem_uncount(struct mem_container *mc,
-					unsigned long word, long nr)
-{
-	mem_count_kind(mc, word & MEM_WORD_KIND, -nr);
-	if (word & MEM_WORD_LRU)
-		mem_stat_mod(mc, MEM_LRU_BASE + (word & MEM_WORD_LRU) - 1, -nr);
-}
-
-static unsigned long mem_folio_kind(struct folio *folio)
-{
-	unsigned long kind = MEM_KIND_COUNTED;
-
-	/*
-	 * A folio read from swap is in the swap cache before anything maps
-	 * it: count it as anonymous (a shmem one read back from swap too).
-	 */
-	if (folio_test_anon(folio) || folio_test_swapcache(folio)) {
-		kind |= MEM_KIND_ANON;
-		if (folio_test_large(folio))
-			kind |= MEM_KIND_HUGE;
-	} else if (folio_test_swapbacked(folio)) {
-		kind |= MEM_KIND_SHMEM;
-	}
-	return kind;
-}
-
-/**
- * __container_mem_lru_add - a folio goes on an LRU list
- * @folio: the folio
- * @lru: the list (enum lru_list)
- *
- * Counts a charged folio on @lru instead of the list it was last counted
- * on, and the first time, counts its kind.  A folio taken off its list
- * (isolated for reclaim or migration) stays counted on it until it is put
- * back or freed.
- *
- * Context: the folio's LRU lock held, interrupts off.
- */
-void __container_mem_lru_add(struct folio *folio, int lru)
-{
-	unsigned long old = READ_ONCE(folio->container_mem), new;
-	struct mem_container *mc;
-	long nr;
-
-	lockdep_assert_irqs_disabled();
-	/* The owner stays valid until rcu_read_unlock(). */
-	rcu_read_lock();
-	/* Against a move of the folio to another owner (mem_move_folios()). */
-	do {
-		if (!old)
-			goto out;
-		new = old;
-		if (!(old & MEM_WORD_KIND))
-			new |= mem_folio_kind(folio);
-		new = (new & ~MEM_WORD_LRU) | (lru + 1);
-		/* Put back on the list it was counted on: nothing to do. */
-		if (new == old)
-			goto out;
-	} while (!try_cmpxchg(&folio->container_mem, &old, new));
-
-	mc = mem_word_owner(new);
-	nr = folio_nr_pages(folio);
-	if (!(old & MEM_WORD_KIND))
-		mem_count_kind(mc, new & MEM_WORD_KIND, nr);
-	if ((old ^ new) & MEM_WORD_LRU) {
-		if (old & MEM_WORD_LRU)
-			mem_stat_mod(mc, MEM_LRU_BASE + (old & MEM_WORD_LRU) - 1,
-				     -nr);
-		mem_stat_mod(mc, MEM_LRU_BASE + lru, nr);
-	}
-out:
-	rcu_read_unlock();
-}
-
-/**
- * __container_mem_mod_mapped - pages of a file folio are mapped or unmapped
- * @folio: the folio
- * @nr: how many pages more are mapped (negative: fewer)
- *
- * Context: the page table lock held.
- */
-void __container_mem_mod_mapped(struct folio *folio, int nr)
-{
-	struct mem_container *mc;
-
 	rcu_read_lock();
 	mc = mem_owner(folio);
+	mc = mc ? mem_stat_target(mc) : NULL;
 	if (mc)
-		mem_stat_mod(mc, MEM_MAPPED_FILE, nr);
+		this_cpu_add(mc->pcpu->stat[item], val);
 	rcu_read_unlock();
 }
 
@@ -534,17 +448,21 @@ static void mem_stock_drain(struct mem_stock *stock)
 {
 	struct mem_container *mc = stock->cached;
 
-	if (mc && stock->nr_pages)
+	if (!mc)
+		return;
+	if (stock->nr_pages)
 		page_counter_uncharge(&mc->memory, stock->nr_pages);
 	WRITE_ONCE(stock->nr_pages, 0);
 	WRITE_ONCE(stock->cached, NULL);
+	percpu_ref_put(&mc->ref);
 }
 
 /*
  * Put @nr pages charged to @mc into this CPU's stock.  When it holds
  * another container's pages, @take_over gives those back first; without
- * it, the pages are uncharged instead.  A stock never keeps more than two
- * batches.  Context: interrupts off, this CPU's stock lock held.
+ * it, the pages are uncharged instead, as they are for a removed
+ * container.  A stock never keeps more than two batches.
+ * Context: interrupts off, this CPU's stock lock held.
  */
 static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
 			       bool take_over)
@@ -553,12 +471,13 @@ static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
 	unsigned int excess = 0;
 
 	lockdep_assert_held(this_cpu_ptr(&mem_stock.lock));
-	if (stock->cached != mc) {
-		if (!take_over) {
+	if (stock->cached != mc || READ_ONCE(mc->dead)) {
+		if (!take_over || READ_ONCE(mc->dead)) {
 			page_counter_uncharge(&mc->memory, nr);
 			return;
 		}
 		mem_stock_drain(stock);
+		percpu_ref_get(&mc->ref);
 		WRITE_ONCE(stock->cached, mc);
 	}
 	nr += stock->nr_pages;
@@ -642,111 +561,98 @@ static unsigned long mem_usage(struct mem_container *mc)
  */
 
 /*
- * Take references on up to @max folios of @mc that reclaim may try, the
- * oldest first, and rotate them to the end of the list so that the next
- * batch looks at others.  Adds the folios looked at to @scanned.
- */
-static int mem_pick_folios(struct mem_container *mc, struct folio **batch,
-			   int max, bool may_swap, bool clean_only,
-			   unsigned long *scanned)
-{
-	struct mem_page_ext *mpe, *tmp;
-	unsigned long flags, looked = 0;
-	LIST_HEAD(seen);
-	int n = 0;
-
-	spin_lock_irqsave(&mc->lock, flags);
-	list_for_each_entry_safe(mpe, tmp, &mc->folios, node) {
-		struct folio *folio = mpe->folio;
-
-		if (n == max || looked == 4UL * max)
-			break;
-		looked++;
-		list_move_tail(&mpe->node, &seen);
-		if (!folio_test_lru(folio) || folio_test_unevictable(folio))
-			continue;
-		if (!may_swap && folio_test_swapbacked(folio))
-			continue;
-		if (clean_only && (folio_test_dirty(folio) ||
-				   folio_test_writeback(folio)))
-			continue;
-		if (!folio_try_get(folio))
-			continue;
-		batch[n++] = folio;
-	}
-	list_splice_tail(&seen, &mc->folios);
-	spin_unlock_irqrestore(&mc->lock, flags);
-	*scanned += looked;
-	return n;
-}
-
-/*
- * Try to free @nr_pages pages charged to @top's subtree.  A caller that
- * may not enter the filesystem or do I/O (@gfp) only gets clean file pages
- * dropped, never written or swapped.  May sleep.
+ * Try to free @nr_pages pages charged to @top's subtree, with the kernel's
+ * reclaim limited to the subtree's lruvecs.  May sleep.
  * Return: the number of pages freed.
  */
 static unsigned long mem_reclaim(struct mem_container *top,
 				 unsigned long nr_pages, gfp_t gfp)
 {
-	bool clean_only = (gfp & (__GFP_FS | __GFP_IO)) != (__GFP_FS | __GFP_IO);
-	bool may_swap = !clean_only && get_nr_swap_pages() > 0;
-	struct folio *batch[MEM_RECLAIM_BATCH];
-	unsigned long reclaimed = 0, scanned;
-	int pass, idle = 0;
+	return try_to_free_container_pages(&top->css, nr_pages, gfp, true);
+}
 
-	/* File pages first: reclaim them alone before touching anon. */
-	for (pass = 0; pass < 2 && reclaimed < nr_pages; pass++) {
-		bool swap = pass && may_swap;
+/**
+ * container_mem_lruvec_iter - walk the lruvecs of a subtree on one node
+ * @top: the memory state of the subtree's root, NULL for the whole system
+ * @prev: the lruvec returned last, NULL to start
+ * @pgdat: the node
+ *
+ * Visits @top's lruvec first, then its descendants' in pre-order; for the
+ * whole system, the node's own lruvec first.  Each container visited is
+ * held until the next call, so the caller may sleep in between; a
+ * container removed meanwhile is visited if it still has pages (its
+ * folios move up soon), and the walk goes on from it.
+ *
+ * Return: the next lruvec, or NULL when the walk is over.
+ */
+struct lruvec *container_mem_lruvec_iter(struct container_subsys_state *top,
+					 struct lruvec *prev,
+					 struct pglist_data *pgdat)
+{
+	struct container_subsys_state *pos = NULL;
+	struct mem_container *prev_mc = NULL, *mc = NULL;
 
-		if (pass && !may_swap)
-			break;
-		idle = 0;
-		scanned = 0;
-		while (reclaimed < nr_pages && idle < 4) {
-			unsigned long before = scanned;
-			struct container_subsys_state *css;
-			struct mem_container *pos;
-			LIST_HEAD(list);
-			unsigned long got;
-			int n = 0, i;
-
-			rcu_read_lock();
-			/* A removed container's lock and (empty) list stay valid. */
-			container_for_each_descendant_pre(css, &top->css) {
-				pos = css_mem(css);
-				n += mem_pick_folios(pos, batch + n,
-						     MEM_RECLAIM_BATCH - n, swap,
-						     clean_only, &scanned);
-				if (n == MEM_RECLAIM_BATCH)
-					break;
-			}
-			rcu_read_unlock();
-			/*
-			 * Nothing to try among the folios looked at (tmpfs
-			 * without swap, say): go on through the lists, but
-			 * once round them at most (usage bounds the folios).
-			 */
-			if (!n) {
-				if (scanned == before ||
-				    scanned >= page_counter_read(&top->memory))
-					break;
-				cond_resched();
-				continue;
-			}
-
-			for (i = 0; i < n; i++) {
-				if (folio_isolate_lru(batch[i]))
-					list_add(&batch[i]->lru, &list);
-				folio_put(batch[i]);
-			}
-			got = list_empty(&list) ? 0 : reclaim_pages(&list);
-			reclaimed += got;
-			idle = got ? 0 : idle + 1;
-			cond_resched();
-		}
+	if (!top)
+		top = &root_mem->css;
+	if (prev) {
+		prev_mc = mem_lruvec_owner(prev);
+		pos = &prev_mc->css;
 	}
-	return reclaimed;
+	rcu_read_lock();
+	while ((pos = container_css_next_descendant_pre(pos, top))) {
+		mc = css_mem(pos);
+		if (mem_is_top(mc) || percpu_ref_tryget(&mc->ref))
+			break;
+	}
+	rcu_read_unlock();
+	if (prev_mc && !mem_is_top(prev_mc))
+		percpu_ref_put(&prev_mc->ref);
+	return pos ? mem_lruvec(mc, pgdat) : NULL;
+}
+
+/**
+ * container_mem_note_scanned - reclaim scanned folios of an lruvec
+ * @lruvec: the lruvec
+ * @nr: how many folios
+ *
+ * Counts them in pgscan of the lruvec's container (the top's for a node's
+ * own lruvec).
+ */
+void container_mem_note_scanned(struct lruvec *lruvec, unsigned long nr)
+{
+	if (nr)
+		mem_event(mem_lruvec_owner(lruvec), MEM_PGSCAN, nr);
+}
+
+/**
+ * container_mem_css_lruvec - the lruvec of a container on a node
+ * @css: the container's memory state, held by the caller
+ * @pgdat: the node
+ *
+ * Return: its lruvec on @pgdat (the node's own for the top).
+ */
+struct lruvec *container_mem_css_lruvec(struct container_subsys_state *css,
+					struct pglist_data *pgdat)
+{
+	return mem_lruvec(css_mem(css), pgdat);
+}
+
+/**
+ * container_mem_parent_lruvec - the lruvec of the parent container
+ * @lruvec: a container's lruvec
+ *
+ * Reclaim costs noted in an lruvec are noted in its ancestors' too, as
+ * they are for memory cgroups (lru_note_cost()).
+ *
+ * Return: the parent's lruvec on the same node (a node's own for a
+ * container of the top), or NULL for a node's own lruvec.
+ */
+struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec)
+{
+	if (mem_lruvec_is_node(lruvec))
+		return NULL;
+	return mem_lruvec(mem_parent(mem_lruvec_owner(lruvec)),
+			  lruvec_pgdat(lruvec));
 }
 
 /* Would @nr more pages fit under the hard limit of @mc and its ancestors? */
@@ -1011,79 +917,37 @@ nomem:
 	return 0;
 }
 
-/* Put @folio, whose page_ext data is @mpe, on @mc's list: lock held. */
-static void mem_list_add(struct mem_container *mc, struct mem_page_ext *mpe,
-			 struct folio *folio)
-{
-	lockdep_assert_held(&mc->lock);
-	mpe->folio = folio;
-	list_add_tail(&mpe->node, &mc->folios);
-}
-
-/* Take @folio off its owner's list: the owner's lock and RCU held. */
-static __always_inline void mem_list_del(struct folio *folio)
-{
-	struct mem_page_ext *mpe = mem_folio_ext(folio);
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "list del outside RCU");
-	lockdep_assert_held(&mem_owner(folio)->lock);
-	/* Charged only with page_ext: it stays while the folio exists. */
-	if (WARN_ON_ONCE(!mpe))
-		return;
-	list_del(&mpe->node);
-	mpe->folio = NULL;
-}
-
 /*
- * Record @folio as charged to @mc.  With @from_stock, first take its pages
- * from this CPU's stock, under the same interrupts-off section (the stock
- * lock nests inside @mc's), and return false, having changed nothing,
- * when the stock cannot cover them.  Otherwise the pages are on @mc's
- * counter already; if @folio cannot be recorded they are given back.
- * Inlined, so that each caller gets only its own half.  Under RCU.
+ * Record @folio as charged to @mc: it holds a reference on @mc per page.
+ * With @from_stock, first take its pages from this CPU's stock, and return
+ * false, having changed nothing, when the stock cannot cover them.
+ * Otherwise the pages are on @mc's counter already.  Inlined, so that each
+ * caller gets only its own half.  Under RCU or with @mc pinned.
  */
 static __always_inline bool mem_commit(struct mem_container *mc,
 				       struct folio *folio, bool from_stock)
 {
 	unsigned int nr = folio_nr_pages(folio);
-	struct mem_page_ext *mpe;
-	unsigned long flags;
-	bool ok;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "commit outside RCU");
-	/* A folio charged already: complain on the path that gives up. */
-	if (from_stock && folio->container_mem)
-		return false;
-	mpe = mem_folio_ext(folio);
-	if (!mpe)
-		goto fail;
-	spin_lock_irqsave(&mc->lock, flags);
 	if (from_stock) {
 		struct mem_stock *stock;
+		unsigned long flags;
+		bool ok;
 
-		local_lock(&mem_stock.lock);
+		local_lock_irqsave(&mem_stock.lock, flags);
 		stock = this_cpu_ptr(&mem_stock);
 		ok = stock->cached == mc && stock->nr_pages >= nr;
 		if (ok)
 			WRITE_ONCE(stock->nr_pages, stock->nr_pages - nr);
-		local_unlock(&mem_stock.lock);
-	} else {
-		ok = !WARN_ON_ONCE(folio->container_mem);
+		local_unlock_irqrestore(&mem_stock.lock, flags);
+		if (!ok)
+			return false;
 	}
-	if (ok) {
-		/* Nothing else sees the new folio yet. */
-		WRITE_ONCE(folio->container_mem, (unsigned long)mc);
-		mem_list_add(mc, mpe, folio);
-	}
-	spin_unlock_irqrestore(&mc->lock, flags);
-	if (ok) {
-		mem_event(mc, MEM_PGPGIN, 1);
-		return true;
-	}
-fail:
-	if (!from_stock)
-		page_counter_uncharge(&mc->memory, nr);
-	return false;
+	percpu_ref_get_many(&mc->ref, nr);
+	/* Nothing else sees the new folio yet, nor its lruvec. */
+	WRITE_ONCE(folio->container_mem, mem_word(mc));
+	mem_event(mc, MEM_PGPGIN, 1);
+	return true;
 }
 
 /* Charge @folio to @mc, pinned, through the page_counters; may sleep. */
@@ -1093,11 +957,8 @@ static noinline int mem_charge_pinned(struct mem_container *mc,
 	int ret;
 
 	ret = mem_try_charge(mc, folio_nr_pages(folio), gfp);
-	if (!ret) {
-		rcu_read_lock();
+	if (!ret)
 		mem_commit(mc, folio, false);
-		rcu_read_unlock();
-	}
 	percpu_ref_put(&mc->ref);
 	return ret;
 }
@@ -1120,6 +981,8 @@ int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
 {
 	struct mem_container *mc;
 
+	if (WARN_ON_ONCE(folio->container_mem))
+		return 0;
 	rcu_read_lock();
 	mc = mem_charge_target(mm);
 	/* The common case: this CPU's stock holds pages of @mc. */
@@ -1134,61 +997,20 @@ int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
 }
 
 /*
- * Lock the owner of a folio whose owner word is @word, and return it; NULL
- * if the folio is not charged.  The folios of a removed container move to
- * its parent under both locks, so check again once locked.  The caller
- * holds the RCU read lock, which keeps even a freed owner's memory valid.
+ * Uncharge @nr pages of @events folios of @mc that are gone or no longer
+ * charged: back to this CPU's stock, or to the counters, and drop their
+ * references.
  */
-static struct mem_container *mem_lock_owner(unsigned long *word,
-					    unsigned long *flags)
+static void mem_uncharge_pages(struct mem_container *mc, unsigned long nr,
+			       unsigned long events)
 {
-	struct mem_container *mc;
+	unsigned long flags;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "owner locked outside RCU");
-	for (;;) {
-		mc = mem_word_owner(READ_ONCE(*word));
-		if (!mc)
-			return NULL;
-		spin_lock_irqsave(&mc->lock, *flags);
-		if (mem_word_owner(READ_ONCE(*word)) == mc)
-			return mc;
-		spin_unlock_irqrestore(&mc->lock, *flags);
-	}
-}
-
-/*
- * Uncharge @nr pages of folios just taken off @mc's list (@events folios),
- * and drop @mc's lock.  The pages go back to this CPU's stock while the
- * lock is held: once destroy has moved @mc's folios away and emptied the
- * stocks, no stock gets @mc's pages again.
- */
-static void mem_uncharge_unlock(struct mem_container *mc, unsigned long nr,
-				unsigned long events, unsigned long flags)
-	__releases(&mc->lock)
-{
-	lockdep_assert_held(&mc->lock);
-	local_lock(&mem_stock.lock);
+	local_lock_irqsave(&mem_stock.lock, flags);
 	__mem_refill_stock(mc, nr, false);
-	local_unlock(&mem_stock.lock);
-	spin_unlock_irqrestore(&mc->lock, flags);
+	local_unlock_irqrestore(&mem_stock.lock, flags);
 	mem_event(mc, MEM_PGPGOUT, events);
-}
-
-/*
- * Take @folio, being freed, off the list of @mc, which is locked and its
- * owner, and out of @mc's page counts.  Return its number of pages.
- */
-static __always_inline long mem_uncharge_locked(struct mem_container *mc,
-						struct folio *folio)
-{
-	long nr = folio_nr_pages(folio);
-
-	lockdep_assert_held(&mc->lock);
-	mem_uncount(mc, folio->container_mem, nr);
-	mem_list_del(folio);
-	/* The refcount is zero: the LRU hook cannot run for it. */
-	WRITE_ONCE(folio->container_mem, 0);
-	return nr;
+	percpu_ref_put_many(&mc->ref, nr);
 }
 
 /**
@@ -1198,19 +1020,15 @@ static __always_inline long mem_uncharge_locked(struct mem_container *mc,
  * Called through mem_cgroup_uncharge() (container_mem_uncharge()) for a
  * folio whose owner word is set.
  *
- * Context: any; the folio's refcount is zero.
+ * Context: any; the folio's refcount is zero and it is off the LRU.
  */
 void __container_mem_uncharge(struct folio *folio)
 {
-	struct mem_container *mc;
-	unsigned long flags;
+	struct mem_container *mc = mem_owner(folio);
 
-	rcu_read_lock();
-	mc = mem_lock_owner(&folio->container_mem, &flags);
-	if (mc)
-		mem_uncharge_unlock(mc, mem_uncharge_locked(mc, folio), 1,
-				    flags);
-	rcu_read_unlock();
+	/* Its pages' references keep @mc. */
+	WRITE_ONCE(folio->container_mem, 0);
+	mem_uncharge_pages(mc, folio_nr_pages(folio), 1);
 }
 
 /**
@@ -1219,82 +1037,51 @@ void __container_mem_uncharge(struct folio *folio)
  */
 void container_mem_uncharge_folios(struct folio_batch *folios)
 {
-	unsigned long flags, nr = 0, events = 0;
-	struct mem_container *locked = NULL;
+	struct mem_container *last = NULL;
+	unsigned long nr = 0, events = 0;
 	unsigned int i;
 
 	if (!static_branch_unlikely(&container_mem_charging))
 		return;
-	/*
-	 * Folios of one container usually come together: keep its lock
-	 * over them and give their pages back at once.  The RCU read lock
-	 * keeps the locked owner's memory valid.
-	 */
-	rcu_read_lock();
+	/* Folios of one container usually come together: uncharge at once. */
 	for (i = 0; i < folio_batch_count(folios); i++) {
 		struct folio *folio = folios->folios[i];
 		struct mem_container *mc = mem_owner(folio);
 
 		if (!mc)
 			continue;
-		/* Read with @locked held: if it is @locked, it stays so. */
-		if (mc != locked) {
-			if (locked)
-				mem_uncharge_unlock(locked, nr, events, flags);
+		if (mc != last) {
+			if (last)
+				mem_uncharge_pages(last, nr, events);
+			last = mc;
 			nr = 0;
 			events = 0;
-			locked = mem_lock_owner(&folio->container_mem, &flags);
-			mc = locked;
-			if (!mc)
-				continue;
 		}
-		nr += mem_uncharge_locked(mc, folio);
+		WRITE_ONCE(folio->container_mem, 0);
+		nr += folio_nr_pages(folio);
 		events++;
 	}
-	if (locked)
-		mem_uncharge_unlock(locked, nr, events, flags);
-	rcu_read_unlock();
+	if (last)
+		mem_uncharge_pages(last, nr, events);
 }
 
 /**
  * container_mem_migrate - move the charge of a folio to its replacement
  * @old: the folio being migrated, which ends up uncharged
  * @new: the new folio, of the same size, which takes over the charge
+ *
+ * Both folios are isolated: neither is on an LRU list.
  */
 void container_mem_migrate(struct folio *old, struct folio *new)
 {
-	long nr = folio_nr_pages(old);
-	struct mem_page_ext *mpe_new;
-	struct mem_container *mc;
-	unsigned long flags;
+	unsigned long word;
 
 	if (!container_mem_charged(old))
 		return;
-	rcu_read_lock();
-	mpe_new = mem_folio_ext(new);
-	mc = mem_lock_owner(&old->container_mem, &flags);
-	if (mc) {
-		unsigned long word = old->container_mem;
-
-		mem_list_del(old);
-		if (mpe_new) {
-			/*
-			 * Its kind goes with it; @new is not on an LRU list
-			 * yet.  Neither folio is on one: no LRU hook runs.
-			 */
-			mem_uncount(mc, word & MEM_WORD_LRU, nr);
-			WRITE_ONCE(new->container_mem,
-				   (unsigned long)mc | (word & MEM_WORD_KIND));
-			mem_list_add(mc, mpe_new, new);
-		} else {
-			mem_uncount(mc, word, nr);
-		}
-		WRITE_ONCE(old->container_mem, 0);
-		spin_unlock_irqrestore(&mc->lock, flags);
-		if (!mpe_new)
-			page_counter_uncharge(&mc->memory, nr);
-	}
-	rcu_read_unlock();
+	word = READ_ONCE(old->container_mem);
+	/* The references of its pages go with it. */
+	WRITE_ONCE(new->container_mem, word);
+	WRITE_ONCE(old->container_mem, 0);
 }
 
 /**
@@ -1308,24 +1095,14 @@ void container_mem_migrate(struct folio *old, struct folio *new)
  */
 void container_mem_replace(struct folio *old, struct folio *new)
 {
-	struct mem_page_ext *mpe_new;
 	struct mem_container *mc;
-	unsigned long flags;
 
 	if (!container_mem_charged(old) || READ_ONCE(new->container_mem))
 		return;
-	rcu_read_lock();
-	mpe_new = mem_folio_ext(new);
-	mc = mpe_new ? mem_lock_owner(&old->container_mem, &flags) : NULL;
-	if (mc) {
-		page_counter_charge(&mc->memory, folio_nr_pages(new));
-		/* Not visible yet: no LRU hook runs for it. */
-		WRITE_ONCE(new->container_mem, (unsigned long)mc);
-		mem_list_add(mc, mpe_new, new);
-		spin_unlock_irqrestore(&mc->lock, flags);
-		mem_event(mc, MEM_PGPGIN, 1);
-	}
-	rcu_read_unlock();
+	/* @old is locked: its owner is stable, and held by its pages. */
+	mc = mem_owner(old);
+	page_counter_charge(&mc->memory, folio_nr_pages(new));
+	mem_commit(mc, new, false);
 }
 
 /*
@@ -1361,21 +1138,23 @@ static void mem_id_put(struct mem_container *mc, unsigned int nr)
  * @folio: the folio, locked, in the swap cache
  * @entry: its first swap entry
  *
- * Context: any; takes the owner's lock.
+ * Context: any.
  * Return: 0 (the slots are not charged: there is no swap limit).
  */
 int __container_mem_swap_record(struct folio *folio, swp_entry_t entry)
 {
 	unsigned int nr = folio_nr_pages(folio);
 	struct mem_container *mc;
-	unsigned long flags;
 
+	/* Isolated for swap-out: its owner is stable. */
 	rcu_read_lock();
-	mc = mem_lock_owner(&folio->container_mem, &flags);
-	if (mc) {
-		refcount_add(nr, &mc->id_ref);
-		spin_unlock_irqrestore(&mc->lock, flags);
+	mc = mem_owner(folio);
+	/* A removed owner cannot be charged again: record its heir. */
+	mc = mc ? mem_stat_target(mc) : NULL;
+	if (mc && refcount_add_not_zero(nr, &mc->id_ref)) {
+		rcu_read_unlock();
 		swap_cgroup_record(entry, mc->id, nr);
+		return 0;
 	}
 	rcu_read_unlock();
 	return 0;
@@ -1459,100 +1238,141 @@ int __container_mem_swapin_charge(struct folio *folio, struct mm_struct *mm,
  * @old_order: its order before the split
  * @new_order: the order of each new folio
  *
- * Each new folio after the first becomes charged to the same container.
- * Called before the tail pages become folios of their own, while
- * page_folio() of a tail page still gives the old large folio; the folio
- * is frozen, so no LRU hook runs for it.
+ * Each new folio after the first becomes charged to the same container
+ * (the references of its pages stay).  Called before the tail pages
+ * become folios of their own, while page_folio() of a tail page still
+ * gives the old large folio; the folio is frozen.
  */
 void container_mem_split(struct page *head, int old_order, int new_order)
 {
-	struct mem_container *mc;
-	unsigned long flags, i, word;
+	unsigned long word = READ_ONCE(head->container_mem), i;
 
-	if (!container_mem_charged(page_folio(head)))
+	if (!word)
 		return;
-	rcu_read_lock();
-	mc = mem_lock_owner(&head->container_mem, &flags);
-	if (!mc)
-		goto out;
-	word = head->container_mem;
-	/* Small anonymous folios are no longer rss_huge. */
-	if ((word & MEM_KIND_HUGE) && !new_order) {
-		mem_stat_mod(mc, MEM_RSS_HUGE, -(1L << old_order));
-		word &= ~MEM_KIND_HUGE;
-		WRITE_ONCE(head->container_mem, word);
-	}
-	for (i = 1UL << new_order; i < 1UL << old_order; i += 1UL << new_order) {
-		/* The first page of a new folio: the folio, once split. */
-		struct folio *tail = (struct folio *)(head + i);
-		struct mem_page_ext *mpe = mem_folio_ext(tail);
-
-		if (!mpe)
-			continue;
-		/* Each new folio counts its own pages as the old one did. */
-		WRITE_ONCE(tail->container_mem, word);
-		mem_list_add(mc, mpe, tail);
-	}
-	spin_unlock_irqrestore(&mc->lock, flags);
-out:
-	rcu_read_unlock();
+	for (i = 1UL << new_order; i < 1UL << old_order; i += 1UL << new_order)
+		WRITE_ONCE(head[i].container_mem, word);
 }
 
-/* Folios handled with interrupts off at a time, at most. */
-#define MEM_FOLIO_CHUNK	256
+/*
+ * Removal.
+ */
+
+/* Folios moved with interrupts off at a time, at most. */
+#define MEM_MOVE_BATCH	PAGEVEC_SIZE
 
 /*
- * Move every folio of @mc to @to, or make them uncharged when @to is the
- * top.  The counters are the caller's business.  The list is handled
- * MEM_FOLIO_CHUNK folios at a time, oldest first, the locks dropped in
- * between: uncharges go on meanwhile, each under the lock of the owner it
- * finds, and a folio that replacement or a split adds to @mc meanwhile is
- * moved with the rest (the loop runs until the list is empty).  @mc must
- * get no new charges.  May sleep.
- * Return: the pages moved.
+ * Move the folios of list @lru of @from (@mc's) to the tail of @to's list,
+ * and make them @to's (owner word @word; 0 at the top).  Only folios whose
+ * LRU flag this clears move: those isolated by someone else, or being
+ * freed, stay.  Each folio moved takes its references to @to's container
+ * (@to_mc; NULL at the top).  Return the pages moved.
  */
-static unsigned long mem_move_folios(struct mem_container *mc,
-				     struct mem_container *to)
+static unsigned long mem_move_lru_list(struct lruvec *from, struct lruvec *to,
+				       enum lru_list lru,
+				       struct mem_container *to_mc)
 {
-	bool to_top = mem_is_top(to);
-	unsigned long flags, nr = 0;
-	unsigned int n;
+	unsigned long word = to_mc ? mem_word(to_mc) : 0, moved = 0, pass;
+	struct folio_batch fbatch;
+	bool full;
 
+	folio_batch_init(&fbatch);
 	do {
-		spin_lock_irqsave(&mc->lock, flags);
-		if (!to_top)
-			spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
-		for (n = 0; n < MEM_FOLIO_CHUNK && !list_empty(&mc->folios);
-		     n++) {
-			struct mem_page_ext *mpe;
-			unsigned long word, new;
-			struct folio *folio;
+		struct folio *folio, *next;
 
-			mpe = list_first_entry(&mc->folios, struct mem_page_ext,
-					       node);
-			folio = mpe->folio;
-			nr += folio_nr_pages(folio);
-			if (to_top) {
-				/* The top keeps no list: uncharged. */
-				list_del(&mpe->node);
-				mpe->folio = NULL;
-				xchg(&folio->container_mem, 0);
+		pass = 0;
+		full = false;
+		spin_lock_irq(&from->lru_lock);
+		spin_lock_nested(&to->lru_lock, SINGLE_DEPTH_NESTING);
+		list_for_each_entry_safe(folio, next, &from->lists[lru], lru) {
+			long nr = folio_nr_pages(folio);
+
+			if (!folio_test_lru(folio) || !folio_try_get(folio))
 				continue;
-			}
-			list_move_tail(&mpe->node, &to->folios);
-			/* The LRU hook may change the other bits meanwhile. */
-			word = READ_ONCE(folio->container_mem);
-			do {
-				new = (word & MEM_WORD_FLAGS) | (unsigned long)to;
-			} while (!try_cmpxchg(&folio->container_mem, &word,
-					      new));
+			/* Put after the locks are dropped: may be the last. */
+			full = !folio_batch_add(&fbatch, folio);
+			if (!folio_test_clear_lru(folio))
+				goto next;
+			lruvec_del_folio(from, folio);
+			if (to_mc)
+				percpu_ref_get_many(&to_mc->ref, nr);
+			WRITE_ONCE(folio->container_mem, word);
+			lruvec_add_folio_tail(to, folio);
+			folio_set_lru(folio);
+			pass += nr;
+next:
+			if (full)
+				break;
 		}
-		if (!to_top)
-			spin_unlock(&to->lock);
-		spin_unlock_irqrestore(&mc->lock, flags);
+		spin_unlock(&to->lru_lock);
+		spin_unlock_irq(&from->lru_lock);
+		folios_put(&fbatch);
+		moved += pass;
 		cond_resched();
-	} while (n == MEM_FOLIO_CHUNK);
-	return nr;
+	} while (full && pass);
+	return moved;
+}
+
+static void mem_kick_zombie(struct mem_container *mc)
+{
+	mod_delayed_work(system_wq, &mc->zombie_work, 0);
+}
+
+/*
+ * Move the folios on @mc's LRU lists to its parent's (at the top: they
+ * become uncharged).  The parent's counter already counts them, through
+ * the hierarchy; @mc's own drops them.  Return the pages moved.
+ */
+static unsigned long mem_reparent(struct mem_container *mc)
+{
+	struct mem_container *parent = mem_parent(mc);
+	struct mem_container *to_mc = mem_is_top(parent) ? NULL : parent;
+	unsigned long moved = 0;
+	enum lru_list lru;
+	int nid;
+
+	for_each_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		if (!pgdat)
+			continue;
+		for_each_evictable_lru(lru)
+			moved += mem_move_lru_list(mem_lruvec(mc, pgdat),
+						   mem_lruvec(parent, pgdat),
+						   lru, to_mc);
+	}
+	if (!moved)
+		return 0;
+	page_counter_cancel(&mc->memory, moved);
+	/* The parent is gone too: it moves them further up. */
+	if (to_mc && READ_ONCE(to_mc->dead))
+		mem_kick_zombie(to_mc);
+	percpu_ref_put_many(&mc->ref, moved);
+	return moved;
+}
+
+/*
+ * Folios that were off the LRU lists when @mc was removed (isolated by
+ * reclaim, compaction or migration, in per-CPU LRU batches, unevictable)
+ * come back to its lists later: move them up, less often as time goes by,
+ * until nothing is charged to @mc any more.  @mc is freed only after this
+ * is cancelled (mem_free_work()).
+ */
+static void mem_zombie_work(struct work_struct *work)
+{
+	struct mem_container *mc = container_of(to_delayed_work(work),
+						struct mem_container,
+						zombie_work);
+
+	lru_add_drain_all();
+	mem_drain_stocks(mc);
+	if (mem_reparent(mc))
+		mc->zombie_delay = MEM_ZOMBIE_DELAY;
+	else
+		mc->zombie_delay = min(2 * mc->zombie_delay,
+				       (unsigned long)MEM_ZOMBIE_DELAY_MAX);
+	if (page_counter_read(&mc->memory))
+		queue_delayed_work(system_wq, &mc->zombie_work,
+				   mc->zombie_delay);
 }
 
 /*
@@ -1693,22 +1513,64 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 /* The counts of memory.stat, in pages except for the events. */
 struct mem_stat {
 	long stat[MEM_NR_STATS];
+	long lru[NR_LRU_LISTS];
 	unsigned long events[MEM_NR_EVENTS];
 };
 
+/* Pages on list @lru of @mc's lruvecs. */
+static unsigned long mem_lru_pages(struct mem_container *mc,
+				   enum lru_list lru)
+{
+	unsigned long nr = 0;
+	int nid, zid;
+
+	for_each_node(nid)
+		for (zid = 0; zid < MAX_NR_ZONES; zid++)
+			nr += container_mem_zone_lru_size(&mc->node[nid]->lruvec,
+							  lru, zid);
+	return nr;
+}
+
 static void mem_stat_add(struct mem_container *mc, struct mem_stat *st)
 {
+	enum lru_list lru;
+	int i;
+
+	if (!mem_is_top(mc)) {
+		for (i = 0; i < MEM_NR_STATS; i++)
+			st->stat[i] += mem_stat_read(mc, i);
+		for_each_lru(lru)
+			st->lru[lru] += mem_lru_pages(mc, lru);
+	}
+	for (i = 0; i < MEM_NR_EVENTS; i++)
+		st->events[i] += mem_event_sum(mc, i);
+}
+
+/* The top container: what the system counts. */
+static void mem_stat_system(struct mem_stat *st)
+{
+	static const enum node_stat_item items[MEM_NR_STATS] = {
+		[MEM_CACHE] = NR_FILE_PAGES,
+		[MEM_RSS] = NR_ANON_MAPPED,
+		[MEM_RSS_HUGE] = NR_ANON_THPS,
+		[MEM_SHMEM] = NR_SHMEM,
+		[MEM_MAPPED_FILE] = NR_FILE_MAPPED,
+		[MEM_DIRTY] = NR_FILE_DIRTY,
+		[MEM_WRITEBACK] = NR_WRITEBACK,
+	};
+	enum lru_list lru;
 	int i;
 
 	for (i = 0; i < MEM_NR_STATS; i++)
-		st->stat[i] += mem_stat_read(mc, i);
-	for (i = 0; i < MEM_NR_EVENTS; i++)
-		st->events[i] += mem_event_sum(mc, i);
+		st->stat[i] = global_node_page_state(items[i]);
+	for_each_lru(lru)
+		st->lru[lru] = global_node_page_state(NR_LRU_BASE + lru);
 }
 
 static const char * const mem_event_names[MEM_NR_EVENTS] = {
 	[MEM_PGPGIN] = "pgpgin",
 	[MEM_PGPGOUT] = "pgpgout",
+	[MEM_PGSCAN] = "pgscan",
 	[MEM_SOFT_LIMIT_HITS] = "soft_limit_hits",
 	[MEM_THROTTLED] = "throttled",
 	[MEM_RECLAIMED] = "reclaimed",
@@ -1721,13 +1583,19 @@ static const char * const mem_stat_names[MEM_NR_STATS] = {
 	[MEM_RSS_HUGE] = "rss_huge",
 	[MEM_SHMEM] = "shmem",
 	[MEM_MAPPED_FILE] = "mapped_file",
-	[MEM_LRU_BASE + LRU_INACTIVE_ANON] = "inactive_anon",
-	[MEM_LRU_BASE + LRU_ACTIVE_ANON] = "active_anon",
-	[MEM_LRU_BASE + LRU_INACTIVE_FILE] = "inactive_file",
-	[MEM_LRU_BASE + LRU_ACTIVE_FILE] = "active_file",
-	[MEM_LRU_BASE + LRU_UNEVICTABLE] = "unevictable",
+	[MEM_DIRTY] = "dirty",
+	[MEM_WRITEBACK] = "writeback",
 };
 
+static const char * const mem_lru_names[NR_LRU_LISTS] = {
+	[LRU_INACTIVE_ANON] = "inactive_anon",
+	[LRU_ACTIVE_ANON] = "active_anon",
+	[LRU_INACTIVE_FILE] = "inactive_file",
+	[LRU_ACTIVE_FILE] = "active_file",
+	[LRU_UNEVICTABLE] = "unevictable",
+};
+
+/* In cgroup v1's order: page counts, pgpgin/pgpgout, LRU lists, ours. */
 static void mem_stat_print(struct seq_file *sf, const char *prefix,
 			   const struct mem_stat *st)
 {
@@ -1737,7 +1605,13 @@ static void mem_stat_print(struct seq_file *sf, const char *prefix,
 	for (i = 0; i < MEM_NR_STATS; i++)
 		seq_printf(sf, "%s%s %lu\n", prefix, mem_stat_names[i],
 			   max(st->stat[i], 0L) * PAGE_SIZE);
-	for (i = 0; i < MEM_NR_EVENTS; i++)
+	for (i = MEM_PGPGIN; i <= MEM_PGPGOUT; i++)
+		seq_printf(sf, "%s%s %lu\n", prefix, mem_event_names[i],
+			   st->events[i]);
+	for (i = 0; i < NR_LRU_LISTS; i++)
+		seq_printf(sf, "%s%s %lu\n", prefix, mem_lru_names[i],
+			   max(st->lru[i], 0L) * PAGE_SIZE);
+	for (i = MEM_PGPGOUT + 1; i < MEM_NR_EVENTS; i++)
 		seq_printf(sf, "%s%s %lu\n", prefix, mem_event_names[i],
 			   st->events[i]);
 }
@@ -1748,15 +1622,31 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 	unsigned long limit = PAGE_COUNTER_MAX;
 	struct container_subsys_state *css;
 	struct mem_stat *st;
+	int i;
 
 	st = kcalloc(2, sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	mem_stat_add(mc, &st[0]);
 	rcu_read_lock();
 	container_for_each_descendant_pre(css, &mc->css)
 		mem_stat_add(css_mem(css), &st[1]);
 	rcu_read_unlock();
+	if (mem_is_top(mc)) {
+		/*
+		 * As cgroup v1: the top counts the whole system, and what
+		 * its children do not count as its own.
+		 */
+		for (i = 0; i < MEM_NR_STATS; i++)
+			st[0].stat[i] = -st[1].stat[i];
+		for (i = 0; i < NR_LRU_LISTS; i++)
+			st[0].lru[i] = -st[1].lru[i];
+		mem_stat_system(&st[1]);
+		for (i = 0; i < MEM_NR_STATS; i++)
+			st[0].stat[i] += st[1].stat[i];
+		for (i = 0; i < NR_LRU_LISTS; i++)
+			st[0].lru[i] += st[1].lru[i];
+	}
+	mem_stat_add(mc, &st[0]);
 	for (pos = mc; !mem_is_top(pos); pos = mem_parent(pos))
 		limit = min(limit, READ_ONCE(pos->memory.max));
 
@@ -1796,13 +1686,12 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 		goto out;
 	/* Own folios only: those of children stay with the children. */
 	mem_drain_stocks(mc);
-	nr = mem_move_folios(mc, mem_parent(mc));
-	if (mem_is_top(mem_parent(mc)))
-		page_counter_uncharge(&mc->memory, nr);
-	else
-		page_counter_cancel(&mc->memory, nr);
+	mem_reparent(mc);
+	/* Updates that found the folios still ours are done: hand them up. */
 	synchronize_rcu();
-	mem_stat_fold(mc, mem_is_top(mem_parent(mc)) ? NULL : mem_parent(mc));
+	rcu_read_lock();
+	mem_stat_fold(mc, mem_stat_target(mem_parent(mc)));
+	rcu_read_unlock();
 out:
 	mutex_unlock(&mem_limit_mutex);
 	return ret ?: nbytes;
@@ -1881,16 +1770,45 @@ static struct container_file mem_files[] = {
  * Subsystem callbacks.
  */
 
+/*
+ * The last reference is gone, a grace period ago: no folio, stock, child
+ * or walk refers to @mc, and no RCU reader can still be at its lruvecs or
+ * counters.
+ */
+static void mem_free_work(struct work_struct *work)
+{
+	struct mem_container *mc = container_of(to_rcu_work(work),
+						struct mem_container,
+						free_rwork);
+	struct mem_container *parent = mem_parent(mc);
+	int nid;
+
+	cancel_work_sync(&mc->soft_work);
+	cancel_delayed_work_sync(&mc->zombie_work);
+	for_each_node(nid)
+		kfree(mc->node[nid]);
+	free_percpu(mc->pcpu);
+	mc->pcpu = NULL;
+	percpu_ref_exit(&mc->ref);
+	if (!mem_is_top(parent))
+		percpu_ref_put(&parent->ref);
+	static_branch_dec(&container_mem_charging);
+	/* Swap entries may still record it: see mem_id_put(). */
+	mem_id_put(mc, 1);
+}
+
 static void mem_ref_release(struct percpu_ref *ref)
 {
 	struct mem_container *mc = container_of(ref, struct mem_container, ref);
 
-	complete(&mc->ref_done);
+	queue_rcu_work(system_wq, &mc->free_rwork);
 }
 
 static int mem_state_init(struct mem_container *mc,
 			  struct mem_container *parent)
 {
+	int nid;
+
 	mc->pcpu = alloc_percpu(struct mem_percpu);
 	if (!mc->pcpu)
 		return -ENOMEM;
@@ -1898,16 +1816,36 @@ static int mem_state_init(struct mem_container *mc,
 		free_percpu(mc->pcpu);
 		return -ENOMEM;
 	}
-	init_completion(&mc->ref_done);
 	INIT_WORK(&mc->soft_work, mem_soft_limit_work);
-	spin_lock_init(&mc->lock);
-	INIT_LIST_HEAD(&mc->folios);
+	INIT_DELAYED_WORK(&mc->zombie_work, mem_zombie_work);
+	INIT_RCU_WORK(&mc->free_rwork, mem_free_work);
 	/* The top is not charged: its children's counters have no parent. */
 	page_counter_init(&mc->memory,
 			  parent && !mem_is_top(parent) ? &parent->memory : NULL,
 			  false);
 	mc->soft_limit = PAGE_COUNTER_MAX;
+	if (!parent)
+		return 0;
+	for_each_node(nid) {
+		struct container_mem_node *pn;
+
+		pn = kzalloc_node(sizeof(*pn), GFP_KERNEL,
+				  node_state(nid, N_NORMAL_MEMORY) ? nid :
+				  NUMA_NO_NODE);
+		if (!pn)
+			goto fail;
+		lruvec_init(&pn->lruvec);
+		pn->lruvec.pgdat = NODE_DATA(nid);
+		pn->owner = mc;
+		mc->node[nid] = pn;
+	}
 	return 0;
+fail:
+	for_each_node(nid)
+		kfree(mc->node[nid]);
+	percpu_ref_exit(&mc->ref);
+	free_percpu(mc->pcpu);
+	return -ENOMEM;
 }
 
 static struct container_subsys_state *
@@ -1918,14 +1856,18 @@ mem_create(struct container_subsys_state *parent_css)
 	int ret;
 
 	if (!parent) {
-		BUILD_BUG_ON(MEM_WORD_FLAGS >= MEM_OWNER_ALIGN);
-		/* KMEM_CACHE() aligns objects as the type: MEM_OWNER_ALIGN. */
-		mem_cachep = KMEM_CACHE(mem_container, SLAB_PANIC);
+		size_t size = struct_size_t(struct mem_container, node,
+					    nr_node_ids);
+
+		mem_cachep = kmem_cache_create("mem_container", size, 0,
+					       SLAB_PANIC, NULL);
 		container_mem_wq = alloc_workqueue("container_mem",
 						   WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-		if (!container_mem_wq || mem_state_init(&root_mem, NULL))
+		root_mem = kmem_cache_zalloc(mem_cachep, GFP_KERNEL);
+		if (!container_mem_wq || !root_mem ||
+		    mem_state_init(root_mem, NULL))
 			panic("container_mem: no memory at boot\n");
-		return &root_mem.css;
+		return &root_mem->css;
 	}
 	mc = kmem_cache_zalloc(mem_cachep, GFP_KERNEL);
 	if (!mc)
@@ -1945,59 +1887,58 @@ mem_create(struct container_subsys_state *parent_css)
 	}
 	if (!static_key_enabled(&container_mem_swap_owned))
 		static_branch_enable(&container_mem_swap_owned);
-	parent->had_children = true;
+	/* A child's folios move to its parent: keep the parent till then. */
+	if (!mem_is_top(parent))
+		percpu_ref_get(&parent->ref);
 	static_branch_inc(&container_mem_charging);
 	return &mc->css;
 }
 
 /*
- * A grace period after destroy moved the folios up, no update for them
- * can reach @mc any more: hand its page counts to the parent.  The parent
- * is still there: its destroy waits for these callbacks (rcu_barrier()).
+ * A grace period after @mc was marked dead, no statistics update reaches
+ * its counters any more: hand them to the container that gets its updates
+ * now.  If folios are left (off the LRU when the others moved up), the
+ * zombie work moves them when they come back.
  */
-static void mem_free_rcu(struct rcu_head *rcu)
+static void mem_dead_rcu(struct rcu_head *rcu)
 {
 	struct mem_container *mc = container_of(rcu, struct mem_container, rcu);
 
-	mem_stat_fold(mc, mem_is_top(mem_parent(mc)) ? NULL : mem_parent(mc));
-
-	free_percpu(mc->pcpu);
-	mc->pcpu = NULL;
-	/* Swap entries may still record it: see mem_id_put(). */
-	mem_id_put(mc, 1);
+	rcu_read_lock();
+	mem_stat_fold(mc, mem_stat_target(mc));
+	rcu_read_unlock();
+	if (page_counter_read(&mc->memory))
+		queue_delayed_work(system_wq, &mc->zombie_work,
+				   mc->zombie_delay);
+	percpu_ref_put(&mc->ref);
 }
 
+/*
+ * Called a grace period after the container was removed: no task is in
+ * it and no walk of the tree finds it.  Hand its folios to the parent;
+ * the structure goes when the last reference does.
+ */
 static void mem_destroy(struct container_subsys_state *css)
 {
-	struct mem_container *mc = css_mem(css), *parent = mem_parent(mc);
-	unsigned long nr;
+	struct mem_container *mc = css_mem(css);
 
-	if (WARN_ON_ONCE(mc == &root_mem))
+	if (WARN_ON_ONCE(mem_is_top(mc)))
 		return;
-	/* Removed children fold their counts into ours from RCU callbacks. */
-	if (mc->had_children)
-		rcu_barrier();
-	/* Wait for charges in flight, then hand the folios up. */
-	percpu_ref_kill(&mc->ref);
-	wait_for_completion(&mc->ref_done);
 	cancel_work_sync(&mc->soft_work);
-	percpu_ref_exit(&mc->ref);
-
-	nr = mem_move_folios(mc, parent);
-	/* At the top the moved folios are no longer charged at all. */
-	if (mem_is_top(parent) && nr)
-		page_counter_uncharge(&mc->memory, nr);
-	/*
-	 * Uncharges stock @mc's pages only while its folios are on its
-	 * list: after the move, empty the stocks for good.  No CPU goes
-	 * down meanwhile, whose stock mem_cpu_dead() would empty later.
-	 */
+	/* Statistics go to the parent from now on; stocks take no pages. */
+	WRITE_ONCE(mc->dead, true);
+	mc->zombie_delay = MEM_ZOMBIE_DELAY;
+	/* Folios in per-CPU LRU batches go on their lists, to move with them. */
+	lru_add_drain_all();
+	mem_reparent(mc);
+	/* No CPU goes down meanwhile, whose stock mem_cpu_dead() would empty. */
 	cpus_read_lock();
 	mem_drain_stocks(mc);
 	cpus_read_unlock();
 
-	call_rcu(&mc->rcu, mem_free_rcu);
-	static_branch_dec(&container_mem_charging);
+	percpu_ref_get(&mc->ref);
+	call_rcu(&mc->rcu, mem_dead_rcu);
+	percpu_ref_kill(&mc->ref);
 }
 
 static int __init container_mem_init(void)

@@ -6,7 +6,7 @@
 # BOOT_TIMEOUT seconds (600), APPEND (extra kernel arguments),
 # INTERACTIVE=1 (serial console on the terminal, no time bound),
 # ICOUNT=1 (instruction-counted time, for benchmarks), QEMU_EXTRA (more
-# qemu arguments, split at spaces).
+# qemu arguments, split at spaces), ACCEL (the -accel value, tcg).
 #
 # Exit status 0 only when the guest printed its result sentinel, the
 # console shows no kernel error report, and, for JOB=check, at least one
@@ -26,7 +26,7 @@ append="$append brd.rd_nr=1 brd.rd_size=327680"
 append="$append job=$job expect_cpus=$cpus ${APPEND:-}"
 [ "${INTERACTIVE:-0}" = 1 ] && append="$append shell=1"
 
-qemu=(qemu-system-x86_64 -accel tcg -nographic -no-reboot
+qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -nographic -no-reboot
       -smp "$cpus" -m "${mem}M"
       -object memory-backend-ram,id=m0,size=${half}M
       -object memory-backend-ram,id=m1,size=$((mem - half))M

@@ -2,40 +2,48 @@
 /*
  * The memory controller of process containers: the hooks mm/ calls.
  *
- * Built without CONFIG_MEMCG, the memory cgroup charging interface of
- * <linux/memcontrol.h> forwards to these, so every place upstream charges
- * a folio to a memory cgroup charges it to a container instead (see
- * mm/container_mem.c).  Without CONFIG_CONTAINER_MEM every hook is an
- * empty inline, so the callers need no #ifdef.
+ * Built without CONFIG_MEMCG, the memory cgroup interface of
+ * <linux/memcontrol.h> forwards to these: charging, and the lookup of a
+ * folio's lruvec.  Each memory container has an lruvec per node, and a
+ * charged folio sits on its container's lists instead of the node's (see
+ * mm/container_mem.c).  Without CONFIG_CONTAINER_MEM every hook is the
+ * code memcontrol.h has without memory cgroups, so callers need no #ifdef.
  */
 #ifndef _LINUX_CONTAINER_MEM_H
 #define _LINUX_CONTAINER_MEM_H
 
 #include <linux/types.h>
 #include <linux/jump_label.h>
-#include <linux/mm_types.h>
+#include <linux/mm.h>
+#include <linux/spinlock.h>
 
 struct folio_batch;
-struct page_ext_operations;
 struct container_subsys_state;
 struct task_struct;
+struct mem_container;
 
 #ifdef CONFIG_CONTAINER_MEM
+/**
+ * struct container_mem_node - a memory container's part of one node
+ * @lruvec: the LRU lists of the container's folios on the node
+ * @owner: the container
+ */
+struct container_mem_node {
+	struct lruvec lruvec;
+	struct mem_container *owner;
+};
+
 void container_mem_uncharge_folios(struct folio_batch *folios);
 void container_mem_migrate(struct folio *old, struct folio *new);
 void container_mem_replace(struct folio *old, struct folio *new);
 void container_mem_split(struct page *head, int old_order, int new_order);
 void container_mem_handle_throttle(void);
 
-extern struct page_ext_operations container_mem_page_ext_ops;
-
 /* On while a memory container other than the top exists. */
 DECLARE_STATIC_KEY_FALSE(container_mem_charging);
 int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
 			   gfp_t gfp);
 void __container_mem_uncharge(struct folio *folio);
-void __container_mem_lru_add(struct folio *folio, int lru);
-void __container_mem_mod_mapped(struct folio *folio, int nr);
 int __container_mem_swapin_charge(struct folio *folio, struct mm_struct *mm,
 				  gfp_t gfp, swp_entry_t entry);
 int __container_mem_swap_record(struct folio *folio, swp_entry_t entry);
@@ -43,17 +51,96 @@ void __container_mem_swap_free(swp_entry_t entry, unsigned int nr);
 /* On once a swap entry may record its owner. */
 DECLARE_STATIC_KEY_FALSE(container_mem_swap_owned);
 
+/* Is a memory container other than the top there (reclaim walks them)? */
+static inline bool container_mem_enabled(void)
+{
+	return static_branch_unlikely(&container_mem_charging);
+}
+
 /*
- * The hooks below cost a patched-out branch while no container but the
- * top exists, and a test of the folio's owner word (0: not charged)
- * before they call out otherwise: most folios a task maps are shared
- * page cache charged to nobody.
+ * The owner word of a charged folio (folio->container_mem) points to its
+ * container's table of per-node parts, indexed by node id; 0 when the
+ * folio is not charged (it is on the node's own lists).  It changes only
+ * for a folio nobody else can reach (charge, uncharge, migration, split),
+ * or, when a removed container's folios move to its parent, under both
+ * containers' LRU locks for a folio whose LRU flag the mover cleared: the
+ * binding of folio and lruvec is stable under the same conditions as a
+ * memory cgroup's (see folio_memcg()).
  */
 static inline bool container_mem_charged(struct folio *folio)
 {
 	return static_branch_unlikely(&container_mem_charging) &&
 	       READ_ONCE(folio->container_mem);
 }
+
+static inline struct lruvec *container_mem_folio_lruvec(struct folio *folio)
+{
+	struct container_mem_node **table;
+
+	table = (struct container_mem_node **)READ_ONCE(folio->container_mem);
+	if (!table)
+		return &folio_pgdat(folio)->__lruvec;
+	return &table[folio_nid(folio)]->lruvec;
+}
+
+static inline bool container_mem_folio_matches_lruvec(struct folio *folio,
+						      struct lruvec *lruvec)
+{
+	return container_mem_folio_lruvec(folio) == lruvec;
+}
+
+/* A folio's LRU lists and their lock count for its container's lruvec. */
+static inline void container_mem_update_lru_size(struct lruvec *lruvec,
+						 enum lru_list lru, int zid,
+						 long nr_pages)
+{
+	lockdep_assert_held(&lruvec->lru_lock);
+	lruvec->lru_zone_size[zid][lru] += nr_pages;
+	VM_WARN_ON_ONCE((long)lruvec->lru_zone_size[zid][lru] < 0);
+}
+
+static inline unsigned long
+container_mem_zone_lru_size(struct lruvec *lruvec, enum lru_list lru, int zid)
+{
+	return READ_ONCE(lruvec->lru_zone_size[zid][lru]);
+}
+
+/*
+ * lruvec_page_state(): a container's LRU sizes are its lruvec's own; the
+ * node's own lruvec answers for the whole node, as the root memory
+ * cgroup's does (reclaim balances the node on them).
+ */
+static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
+						       enum node_stat_item idx)
+{
+	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	unsigned long size = 0;
+	int zid;
+
+	if (idx < NR_LRU_BASE || idx >= NR_LRU_BASE + NR_LRU_LISTS ||
+	    lruvec == &pgdat->__lruvec)
+		return node_page_state(pgdat, idx);
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		size += container_mem_zone_lru_size(lruvec, idx - NR_LRU_BASE,
+						    zid);
+	return size;
+}
+
+/* The lruvec of the container of memory state @css on @pgdat. */
+struct lruvec *container_mem_css_lruvec(struct container_subsys_state *css,
+					struct pglist_data *pgdat);
+/* The lruvec of the parent of @lruvec's container: reclaim's cost model. */
+struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec);
+
+/* Walk the lruvecs of @top's subtree on @pgdat (@top NULL: all, node's too). */
+struct lruvec *container_mem_lruvec_iter(struct container_subsys_state *top,
+					 struct lruvec *prev,
+					 struct pglist_data *pgdat);
+/* Reclaim scanned @nr folios of @lruvec: memory.stat's pgscan. */
+void container_mem_note_scanned(struct lruvec *lruvec, unsigned long nr);
+unsigned long try_to_free_container_pages(struct container_subsys_state *css,
+					  unsigned long nr_pages, gfp_t gfp,
+					  bool may_swap);
 
 /* Charge new folio @folio for @mm (NULL: current); 0 or -ENOMEM. */
 static inline int container_mem_charge(struct folio *folio,
@@ -69,20 +156,6 @@ static inline void container_mem_uncharge(struct folio *folio)
 {
 	if (container_mem_charged(folio))
 		__container_mem_uncharge(folio);
-}
-
-/* @folio goes on LRU list @lru: count it for its container's memory.stat. */
-static inline void container_mem_lru_add(struct folio *folio, int lru)
-{
-	if (container_mem_charged(folio))
-		__container_mem_lru_add(folio, lru);
-}
-
-/* @nr more (or fewer) pages of file folio @folio are mapped. */
-static inline void container_mem_mod_mapped(struct folio *folio, int nr)
-{
-	if (container_mem_charged(folio))
-		__container_mem_mod_mapped(folio, nr);
 }
 
 /* For out_of_memory() limited to a container: see mm/oom_kill.c. */
@@ -117,6 +190,64 @@ static inline void container_mem_swap_free(swp_entry_t entry, unsigned int nr)
 		__container_mem_swap_free(entry, nr);
 }
 #else
+static inline bool container_mem_enabled(void)
+{
+	return false;
+}
+
+static inline struct lruvec *container_mem_folio_lruvec(struct folio *folio)
+{
+	return &folio_pgdat(folio)->__lruvec;
+}
+
+static inline bool container_mem_folio_matches_lruvec(struct folio *folio,
+						      struct lruvec *lruvec)
+{
+	return lruvec_pgdat(lruvec) == folio_pgdat(folio);
+}
+
+static inline void container_mem_update_lru_size(struct lruvec *lruvec,
+						 enum lru_list lru, int zid,
+						 long nr_pages)
+{
+}
+
+static inline unsigned long
+container_mem_zone_lru_size(struct lruvec *lruvec, enum lru_list lru, int zid)
+{
+	return 0;
+}
+
+static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
+						       enum node_stat_item idx)
+{
+	return node_page_state(lruvec_pgdat(lruvec), idx);
+}
+
+static inline struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec)
+{
+	return NULL;
+}
+
+static inline struct lruvec *
+container_mem_css_lruvec(struct container_subsys_state *css,
+			 struct pglist_data *pgdat)
+{
+	return &pgdat->__lruvec;
+}
+
+static inline struct lruvec *
+container_mem_lruvec_iter(struct container_subsys_state *top,
+			  struct lruvec *prev, struct pglist_data *pgdat)
+{
+	return NULL;
+}
+
+static inline void container_mem_note_scanned(struct lruvec *lruvec,
+					      unsigned long nr)
+{
+}
+
 static inline int container_mem_charge(struct folio *folio,
 				       struct mm_struct *mm, gfp_t gfp)
 {
@@ -165,10 +296,6 @@ static inline void container_mem_swap_free(swp_entry_t entry, unsigned int nr)
 {
 }
 
-static inline void container_mem_lru_add(struct folio *folio, int lru)
-{
-}
-
 static inline unsigned long
 container_mem_get_max(struct container_subsys_state *css)
 {
@@ -180,10 +307,34 @@ container_mem_scan_tasks(struct container_subsys_state *css,
 			 int (*fn)(struct task_struct *, void *), void *arg)
 {
 }
-
-static inline void container_mem_mod_mapped(struct folio *folio, int nr)
-{
-}
 #endif
+
+/* Lock @folio's lruvec (the binding must be stable, see above). */
+static inline struct lruvec *container_mem_folio_lruvec_lock(struct folio *folio)
+{
+	struct lruvec *lruvec = container_mem_folio_lruvec(folio);
+
+	spin_lock(&lruvec->lru_lock);
+	return lruvec;
+}
+
+static inline struct lruvec *
+container_mem_folio_lruvec_lock_irq(struct folio *folio)
+{
+	struct lruvec *lruvec = container_mem_folio_lruvec(folio);
+
+	spin_lock_irq(&lruvec->lru_lock);
+	return lruvec;
+}
+
+static inline struct lruvec *
+container_mem_folio_lruvec_lock_irqsave(struct folio *folio,
+					unsigned long *flags)
+{
+	struct lruvec *lruvec = container_mem_folio_lruvec(folio);
+
+	spin_lock_irqsave(&lruvec->lru_lock, *flags);
+	return lruvec;
+}
 
 #endif /* _LINUX_CONTAINER_MEM_H */
