@@ -172,6 +172,7 @@ struct mem_percpu {
  * @soft_reclaimed: pages the handler has reclaimed, ever
  * @throttle_mark: @soft_reclaimed when a task last slept for the soft limit
  * @throttle: current throttling delay in jiffies, 0 when not throttling
+ * @swappiness: memory.swappiness (the top's is vm_swappiness)
  * @dead: removed: its statistics go to the parent from now on
  * @zombie_work: moves up the folios that come back to a removed container
  * @zombie_delay: the current delay of @zombie_work
@@ -194,6 +195,7 @@ struct mem_container {
 	atomic_long_t soft_reclaimed;
 	unsigned long throttle_mark;
 	unsigned long throttle;
+	int swappiness;
 	bool dead;
 	struct delayed_work zombie_work;
 	unsigned long zombie_delay;
@@ -391,7 +393,8 @@ static __always_inline int mem_stat_item(enum node_stat_item idx)
  *
  * Called from the lruvec statistics calls of <linux/vmstat.h> for a folio
  * whose owner word is set, so memory.stat changes where the node's
- * counters do.
+ * counters do.  Items memory.stat does not show are left at once: the
+ * word of a slab folio (NR_SLAB_*) is its obj_exts, not an owner.
  *
  * Context: any; the folio is held, or being freed by the caller.
  */
@@ -635,6 +638,28 @@ struct lruvec *container_mem_css_lruvec(struct container_subsys_state *css,
 					struct pglist_data *pgdat)
 {
 	return mem_lruvec(css_mem(css), pgdat);
+}
+
+static int mem_swappiness(struct mem_container *mc)
+{
+	if (mem_is_top(mc))
+		return READ_ONCE(vm_swappiness);
+	return READ_ONCE(mc->swappiness);
+}
+
+/**
+ * container_mem_swappiness - the swappiness reclaim uses for an lruvec
+ * @lruvec: the lruvec reclaim scans, its container held
+ * @swappiness: the system's
+ *
+ * Return: the memory.swappiness of @lruvec's container, as cgroup v1 uses
+ * each memory cgroup's; @swappiness for a node's own lruvec.
+ */
+int container_mem_swappiness(struct lruvec *lruvec, int swappiness)
+{
+	if (mem_lruvec_is_node(lruvec))
+		return swappiness;
+	return mem_swappiness(mem_lruvec_owner(lruvec));
 }
 
 /**
@@ -1715,6 +1740,31 @@ static int mem_write_use_hierarchy(struct container_subsys_state *css,
 	return val == 1 ? 0 : -EINVAL;
 }
 
+/*
+ * memory.swappiness, as in cgroup v1: 0 to 200, inherited at creation;
+ * the top's is the system's vm.swappiness.  With 0, reclaim for the
+ * container's limit never swaps (it turns to the OOM killer instead).
+ */
+static u64 mem_read_swappiness(struct container_subsys_state *css,
+			       struct container_file *cft)
+{
+	return mem_swappiness(css_mem(css));
+}
+
+static int mem_write_swappiness(struct container_subsys_state *css,
+				struct container_file *cft, u64 val)
+{
+	struct mem_container *mc = css_mem(css);
+
+	if (val > MAX_SWAPPINESS)
+		return -EINVAL;
+	if (mem_is_top(mc))
+		WRITE_ONCE(vm_swappiness, val);
+	else
+		WRITE_ONCE(mc->swappiness, val);
+	return 0;
+}
+
 static struct container_file mem_files[] = {
 	{
 		.name = "usage_in_bytes",
@@ -1762,6 +1812,11 @@ static struct container_file mem_files[] = {
 		.name = "use_hierarchy",
 		.read_u64 = mem_read_use_hierarchy,
 		.write_u64 = mem_write_use_hierarchy,
+	},
+	{
+		.name = "swappiness",
+		.read_u64 = mem_read_swappiness,
+		.write_u64 = mem_write_swappiness,
 	},
 	{ }	/* terminator */
 };
@@ -1826,6 +1881,7 @@ static int mem_state_init(struct mem_container *mc,
 	mc->soft_limit = PAGE_COUNTER_MAX;
 	if (!parent)
 		return 0;
+	mc->swappiness = mem_swappiness(parent);
 	for_each_node(nid) {
 		struct container_mem_node *pn;
 

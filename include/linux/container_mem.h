@@ -126,6 +126,8 @@ static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
 	return size;
 }
 
+/* The memory.swappiness for reclaim of @lruvec. */
+int container_mem_swappiness(struct lruvec *lruvec, int swappiness);
 /* The lruvec of the container of memory state @css on @pgdat. */
 struct lruvec *container_mem_css_lruvec(struct container_subsys_state *css,
 					struct pglist_data *pgdat);
@@ -227,6 +229,12 @@ static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
 static inline struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec)
 {
 	return NULL;
+}
+
+static inline int container_mem_swappiness(struct lruvec *lruvec,
+					   int swappiness)
+{
+	return swappiness;
 }
 
 static inline struct lruvec *

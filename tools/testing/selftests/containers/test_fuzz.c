@@ -1344,6 +1344,7 @@ static void __attribute__((constructor)) exec_child(int argc, char **argv)
 FIXTURE(fuzz) {
 	struct shared *sh;
 	char pid_max[32];
+	char swappiness[32];	/* the top's memory.swappiness is the system's */
 	int secs;
 	long css_groups;	/* at the start, or -1 */
 };
@@ -1537,6 +1538,8 @@ FIXTURE_SETUP(fuzz)
 
 	cn_read_str("/proc/sys/kernel/pid_max", self->pid_max,
 		    sizeof(self->pid_max));
+	cn_read_str("/proc/sys/vm/swappiness", self->swappiness,
+		    sizeof(self->swappiness));
 	cn_write("/proc/sys/kernel/pid_max", PID_MAX);
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
 }
@@ -1552,6 +1555,8 @@ FIXTURE_TEARDOWN(fuzz)
 	cleanup_all(self->sh);
 	if (self->pid_max[0])
 		cn_write("/proc/sys/kernel/pid_max", self->pid_max);
+	if (self->swappiness[0])
+		cn_write("/proc/sys/vm/swappiness", self->swappiness);
 	munmap(self->sh, sizeof(*self->sh));
 }
 

@@ -364,6 +364,48 @@ TEST_F(mem, use_hierarchy_is_always_one)
 					 sizeof(raw)));
 }
 
+/*
+ * memory.swappiness as in cgroup v1: 0..200, inherited by new children,
+ * the top's is vm.swappiness; bad values change nothing.
+ */
+TEST_F(mem, swappiness_values)
+{
+	static const char * const bad[] = { "201", "-1", "x", "", "60 1" };
+	char c[CN_PATH_LEN], d[CN_PATH_LEN], val[16];
+	unsigned int i;
+	long sys;
+
+	ASSERT_EQ(0, cn_read_long("/proc/sys/vm/swappiness", &sys));
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(d, sizeof(d), c, "d");
+	ASSERT_EQ(0, cn_mkdir(c));
+	EXPECT_EQ(sys, cn_read_long_in(self->root, "memory.swappiness"));
+	EXPECT_EQ(sys, cn_read_long_in(c, "memory.swappiness"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.swappiness", "0"));
+	EXPECT_EQ(0, cn_read_long_in(c, "memory.swappiness"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.swappiness", "200"));
+	EXPECT_EQ(200, cn_read_long_in(c, "memory.swappiness"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.swappiness", bad[i]))
+			TH_LOG("'%s'", bad[i]);
+	}
+	EXPECT_EQ(200, cn_read_long_in(c, "memory.swappiness"));
+	/* A new child starts with its parent's value. */
+	ASSERT_EQ(0, cn_write_in(c, "memory.swappiness", "17"));
+	ASSERT_EQ(0, cn_mkdir(d));
+	EXPECT_EQ(17, cn_read_long_in(d, "memory.swappiness"));
+	/* The system's is unchanged by a child's... */
+	EXPECT_EQ(sys, cn_read_long_in(self->root, "memory.swappiness"));
+	/* ...and is the top's. */
+	EXPECT_EQ(0, cn_write_in(self->root, "memory.swappiness", "33"));
+	EXPECT_EQ(33, cn_read_long_in("/proc/sys/vm", "swappiness"));
+	EXPECT_EQ(-EINVAL, cn_write_in(self->root, "memory.swappiness", "201"));
+	EXPECT_EQ(33, cn_read_long_in(self->root, "memory.swappiness"));
+	snprintf(val, sizeof(val), "%ld", sys);
+	EXPECT_EQ(0, cn_write_in(self->root, "memory.swappiness", val));
+	EXPECT_EQ(sys, cn_read_long_in("/proc/sys/vm", "swappiness"));
+}
+
 TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
 {
 	char c[CN_PATH_LEN];
@@ -1333,6 +1375,8 @@ FIXTURE_SETUP(memswap)
 {
 	cn_cleanup_stale();
 	cn_env_init(&self->env);
+	/* Tests that ran before may have changed it (the top's swappiness). */
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/swappiness", "60"));
 	ASSERT_EQ(0, cn_swap_on());
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
 	snprintf(self->file, sizeof(self->file), "%s/data",
@@ -1376,6 +1420,37 @@ TEST_F_TIMEOUT(memswap, hard_limit_swaps_anon, 300)
 	/* ...but swap cache pages that linger until reclaim gets them. */
 	ASSERT_EQ(0, cn_write_in(c, "memory.force_empty", "0"));
 	EXPECT_EQ(0, usage(c));
+}
+
+/*
+ * memory.swappiness 0: reclaim for the container's limit never swaps its
+ * anonymous memory, as in cgroup v1; over the limit, the OOM killer runs
+ * although swap is free.  hard_limit_swaps_anon is the same with 60.
+ */
+TEST_F_TIMEOUT(memswap, swappiness_zero_never_swaps, 120)
+{
+	long swap_before, swap_after;
+	char c[CN_PATH_LEN];
+	struct worker w;
+	int status;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "32M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.swappiness", "0"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	swap_before = meminfo("SwapFree");
+	EXPECT_EQ(-1, worker_do(&w, W_ANON_TOUCH, 64, NULL));
+	status = worker_wait(&w);
+	swap_after = meminfo("SwapFree");
+	TH_LOG("swappiness 0, 64 MiB touched under a 32 MiB limit: SwapFree %ld -> %ld kB, oom_kill %ld",
+	       swap_before / 1024, swap_after / 1024, cn_stat_value(c, "oom_kill"));
+	EXPECT_EQ(SIGKILL, WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+		TH_LOG("wait status %#x", status);
+	EXPECT_EQ(1, cn_stat_value(c, "oom_kill"));
+	EXPECT_GT(swap_before, 0);
+	/* Nothing of it went to swap (others may swap a few pages). */
+	EXPECT_LT(swap_before - swap_after, 1 * MB);
 }
 
 /*
