@@ -628,6 +628,31 @@ void container_mem_note_scanned(struct lruvec *lruvec, unsigned long nr)
 }
 
 /**
+ * container_mem_soft_excess - how far over its soft limit an lruvec's container is
+ * @lruvec: an lruvec returned by container_mem_lruvec_iter()
+ *
+ * Global reclaim takes first from the containers over their soft limit
+ * (Rohit Seth's "first to go under memory pressure"): a container is over
+ * when it or one of its ancestors is, by the largest of their excesses.
+ *
+ * Return: the excess in pages, 0 for the top or a container within its
+ * soft limit and its ancestors'.
+ */
+unsigned long container_mem_soft_excess(struct lruvec *lruvec)
+{
+	struct mem_container *mc = mem_lruvec_owner(lruvec);
+	unsigned long excess = 0, usage, soft;
+
+	for (; !mem_is_top(mc); mc = mem_parent(mc)) {
+		usage = page_counter_read(&mc->memory);
+		soft = READ_ONCE(mc->soft_limit);
+		if (usage > soft)
+			excess = max(excess, usage - soft);
+	}
+	return excess;
+}
+
+/**
  * container_mem_css_lruvec - the lruvec of a container on a node
  * @css: the container's memory state, held by the caller
  * @pgdat: the node

@@ -140,6 +140,8 @@ struct lruvec *container_mem_lruvec_iter(struct container_subsys_state *top,
 					 struct pglist_data *pgdat);
 /* Reclaim scanned @nr folios of @lruvec: memory.stat's pgscan. */
 void container_mem_note_scanned(struct lruvec *lruvec, unsigned long nr);
+/* Pages @lruvec's container (or an ancestor) is over its soft limit. */
+unsigned long container_mem_soft_excess(struct lruvec *lruvec);
 unsigned long try_to_free_container_pages(struct container_subsys_state *css,
 					  unsigned long nr_pages, gfp_t gfp,
 					  bool may_swap);
@@ -254,6 +256,11 @@ container_mem_lruvec_iter(struct container_subsys_state *top,
 static inline void container_mem_note_scanned(struct lruvec *lruvec,
 					      unsigned long nr)
 {
+}
+
+static inline unsigned long container_mem_soft_excess(struct lruvec *lruvec)
+{
+	return 0;
 }
 
 static inline int container_mem_charge(struct folio *folio,

@@ -364,14 +364,27 @@ TEST_F(mem, use_hierarchy_is_always_one)
 					 sizeof(raw)));
 }
 
+static int write_swappiness_1(void *path)
+{
+	return cn_write(path, "1");
+}
+
+static int read_swappiness(void *path)
+{
+	long v;
+
+	return cn_read_long(path, &v);
+}
+
 /*
  * memory.swappiness as in cgroup v1: 0..200, inherited by new children,
- * the top's is vm.swappiness; bad values change nothing.
+ * the top's is vm.swappiness; bad values change nothing.  A user who may
+ * not write the file (the top's is root's) changes nothing either.
  */
 TEST_F(mem, swappiness_values)
 {
 	static const char * const bad[] = { "201", "-1", "x", "", "60 1" };
-	char c[CN_PATH_LEN], d[CN_PATH_LEN], val[16];
+	char c[CN_PATH_LEN], d[CN_PATH_LEN], path[CN_PATH_LEN], val[16];
 	unsigned int i;
 	long sys;
 
@@ -404,6 +417,15 @@ TEST_F(mem, swappiness_values)
 	snprintf(val, sizeof(val), "%ld", sys);
 	EXPECT_EQ(0, cn_write_in(self->root, "memory.swappiness", val));
 	EXPECT_EQ(sys, cn_read_long_in("/proc/sys/vm", "swappiness"));
+	/* nobody may read the files (the path is open to it), not write. */
+	ASSERT_EQ(0, chmod(self->root, 0755));
+	cn_path(path, sizeof(path), self->root, "memory.swappiness");
+	EXPECT_EQ(0, cn_run_as(CN_NOBODY, read_swappiness, path));
+	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, write_swappiness_1, path));
+	cn_path(path, sizeof(path), c, "memory.swappiness");
+	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, write_swappiness_1, path));
+	EXPECT_EQ(sys, cn_read_long_in("/proc/sys/vm", "swappiness"));
+	EXPECT_EQ(17, cn_read_long_in(c, "memory.swappiness"));
 }
 
 TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
@@ -1109,6 +1131,60 @@ TEST_F_TIMEOUT(memfs, global_reclaim_takes_container_cache, 300)
 	EXPECT_EQ(0, cn_read_long_in(c, "memory.failcnt"));
 	worker_stop(&top);
 	worker_stop(&wc);
+}
+
+/*
+ * Rohit Seth's soft limit, "first to go under memory pressure": global
+ * reclaim takes from the containers over their soft limit, up to their
+ * excess, before it touches the others.  a holds 128 MiB of cache, b
+ * 96 MiB; a's soft limit is set to 8 MiB afterwards, with no charge to
+ * queue a's own handler.  Pressure from the top, which needs less than
+ * a's excess: a's cache goes, b's stays.  (Taken in proportion, both
+ * would lose about the same.)
+ */
+TEST_F_TIMEOUT(memfs, global_reclaim_takes_soft_limit_excess_first, 300)
+{
+	long a_before, b_before, a_after, b_after, a_loss, b_loss, touch;
+	char a[CN_PATH_LEN], b[CN_PATH_LEN];
+	struct worker wa, wb, top;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, worker_start(&wa, a, self->file));
+	ASSERT_EQ(0, worker_start(&wb, b, self->file));
+	/* All on node 0 (CPU 0): reclaim there finds both. */
+	ASSERT_EQ(0, worker_do(&wa, W_PIN, 0, NULL));
+	ASSERT_EQ(0, worker_do(&wb, W_PIN, 0, NULL));
+	ASSERT_EQ(0, worker_do(&wa, W_READ, 128, BIG_FILE));
+	ASSERT_EQ(0, worker_do(&wb, W_READ_TAIL, 96, BIG_FILE));
+	ASSERT_EQ(0, cn_write_in(a, "memory.soft_limit_in_bytes", "8M"));
+	a_before = cn_stat_value(a, "cache");
+	b_before = cn_stat_value(b, "cache");
+	ASSERT_GE(a_before, 112 * MB);
+	ASSERT_GE(b_before, 80 * MB);
+	/* What is free and 32 MiB more: well within a's excess. */
+	touch = meminfo("MemFree") / MB + 32;
+	ASSERT_EQ(0, worker_start(&top, self->root, self->file));
+	ASSERT_EQ(0, worker_do(&top, W_PIN, 0, NULL));
+	ASSERT_EQ(0, worker_do(&top, W_ANON_TOUCH, touch, NULL));
+	a_after = cn_stat_value(a, "cache");
+	b_after = cn_stat_value(b, "cache");
+	a_loss = a_before - a_after;
+	b_loss = b_before - b_after;
+	TH_LOG("%ld MiB touched in the top: a (soft limit 8 MiB) %ld -> %ld kB, b %ld -> %ld kB",
+	       touch, a_before / 1024, a_after / 1024,
+	       b_before / 1024, b_after / 1024);
+	TH_LOG("pgscan a %ld, b %ld", cn_stat_value(a, "pgscan"),
+	       cn_stat_value(b, "pgscan"));
+	EXPECT_GE(a_loss, 32 * MB);
+	EXPECT_LE(b_loss, a_loss / 4);
+	/* The soft limit is no hard limit: a was never failed. */
+	EXPECT_EQ(0, cn_read_long_in(a, "memory.failcnt"));
+	worker_stop(&top);
+	worker_stop(&wb);
+	worker_stop(&wa);
 }
 
 /*
