@@ -26,7 +26,12 @@ append="$append brd.rd_nr=1 brd.rd_size=327680"
 append="$append job=$job expect_cpus=$cpus ${APPEND:-}"
 [ "${INTERACTIVE:-0}" = 1 ] && append="$append shell=1"
 
-qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -nographic -no-reboot
+# Before QEMU 9, multi-threaded TCG may run a text_poke_bp() int3 after
+# the patch (scripts/deps.sh): single-threaded TCG then.
+accel=${ACCEL:-tcg}
+qver=$(qemu-system-x86_64 --version | sed -n 's/^QEMU emulator version \([0-9]*\).*/\1/p')
+[ -z "${ACCEL:-}" ] && [ "${qver:-0}" -lt 9 ] && accel=tcg,thread=single
+qemu=(qemu-system-x86_64 -accel "$accel" -nographic -no-reboot
       -smp "$cpus" -m "${mem}M"
       -object memory-backend-ram,id=m0,size=${half}M
       -object memory-backend-ram,id=m1,size=$((mem - half))M

@@ -42,4 +42,32 @@ if [ "$have" != "$want" ] || [ -n "$missing" ]; then
 		apt-get install -y -q --no-install-recommends $missing >/dev/null
 	fi
 fi
+# QEMU 9 or newer: bookworm's 7.2 runs the int3 of a guest's text_poke_bp()
+# after the patch is done under multi-threaded TCG (Oops: int3 at a static
+# key of a CONFIG_JUMP_LABEL kernel).  Backports has 10.0; /etc/apt is left
+# as it is (a list of our own, beside the system's).
+qemu_new() {
+	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' \
+		qemu-system-x86 2>/dev/null || echo 0)" ge 1:9
+}
+if ! qemu_new; then
+	. /etc/os-release
+	bpo=${VERSION_CODENAME:-bookworm}-backports
+	list=$(mktemp)
+	trap 'rm -f "$list"' EXIT
+	[ -f /etc/apt/sources.list ] && cat /etc/apt/sources.list >"$list"
+	echo "deb http://deb.debian.org/debian $bpo main" >>"$list"
+	apt_bpo() {
+		apt-get -o Dir::Etc::sourcelist="$list" \
+			-o APT::Get::List-Cleanup=0 "$@"
+	}
+	export DEBIAN_FRONTEND=noninteractive
+	echo "deps: installing qemu-system-x86 from $bpo"
+	if ! apt_bpo update -q >/dev/null ||
+	   ! apt_bpo install -y -q --no-install-recommends -t "$bpo" \
+		qemu-system-x86 >/dev/null; then
+		echo "deps: WARNING: no QEMU >= 9 from $bpo; boot.sh falls" \
+		     "back to single-threaded TCG" >&2
+	fi
+fi
 exit 0

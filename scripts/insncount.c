@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * insncount: a QEMU TCG plugin (plugin API version 1, as in QEMU 7.2)
+ * insncount: a QEMU TCG plugin (plugin API version 2, QEMU 9 and newer)
  * that counts how often each translation block of the guest runs and
  * writes, at exit, "vaddr ninsns count" for every block whose address is
  * at or above "min" (default: the kernel's text mapping).  For
@@ -21,31 +21,43 @@
 
 typedef uint64_t qemu_plugin_id_t;
 struct qemu_plugin_tb;
+struct qemu_plugin_scoreboard;
 typedef struct qemu_info_t qemu_info_t;
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+typedef struct {
+	struct qemu_plugin_scoreboard *score;
+	size_t offset;
+} qemu_plugin_u64;
 typedef void (*tb_trans_cb)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 typedef void (*udata_cb)(qemu_plugin_id_t id, void *udata);
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, tb_trans_cb cb);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
+struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t size);
+uint64_t qemu_plugin_u64_sum(qemu_plugin_u64 entry);
+void qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(struct qemu_plugin_tb *tb,
+							enum qemu_plugin_op op,
+							qemu_plugin_u64 entry,
+							uint64_t imm);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, udata_cb cb,
 				    void *userdata);
 
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+__attribute__((visibility("default"))) int qemu_plugin_version = 2;
 
+/* A block's count is its slot in a per-vCPU array, summed at exit. */
 struct block {
 	uint64_t vaddr;
 	uint64_t ninsns;
-	uint64_t count;
+	size_t slot;
 	struct block *next;
 };
 
 #define NBUCKETS (1u << 20)
+#define NSLOTS (1u << 21)
 static struct block **table;
+static struct qemu_plugin_scoreboard *counts;
+static size_t nslots;
 static uint64_t min_addr = 0xffffffff80000000ull;
 static char out_path[4096] = "insncount.out";
 
@@ -57,12 +69,24 @@ static struct block *lookup(uint64_t vaddr, uint64_t n)
 	for (b = table[h & (NBUCKETS - 1)]; b; b = b->next)
 		if (b->vaddr == vaddr && b->ninsns == n)
 			return b;
+	if (nslots == NSLOTS)
+		return NULL;
 	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
 	b->vaddr = vaddr;
 	b->ninsns = n;
+	b->slot = nslots++;
 	b->next = table[h & (NBUCKETS - 1)];
 	table[h & (NBUCKETS - 1)] = b;
 	return b;
+}
+
+static qemu_plugin_u64 slot_of(const struct block *b)
+{
+	qemu_plugin_u64 e = { counts, b->slot * sizeof(uint64_t) };
+
+	return e;
 }
 
 static void trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -73,8 +97,12 @@ static void trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (vaddr < min_addr)
 		return;
 	b = lookup(vaddr, qemu_plugin_tb_n_insns(tb));
-	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-						 &b->count, 1);
+	if (!b) {
+		fprintf(stderr, "insncount: more than %u blocks\n", NSLOTS);
+		exit(1);
+	}
+	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
+		QEMU_PLUGIN_INLINE_ADD_U64, slot_of(b), 1);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *udata)
@@ -86,12 +114,15 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	if (!f)
 		return;
 	for (i = 0; i < NBUCKETS; i++)
-		for (b = table[i]; b; b = b->next)
-			if (b->count)
+		for (b = table[i]; b; b = b->next) {
+			uint64_t count = qemu_plugin_u64_sum(slot_of(b));
+
+			if (count)
 				fprintf(f, "%llx %llu %llu\n",
 					(unsigned long long)b->vaddr,
 					(unsigned long long)b->ninsns,
-					(unsigned long long)b->count);
+					(unsigned long long)count);
+		}
 	fclose(f);
 }
 
@@ -108,7 +139,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			min_addr = strtoull(argv[i] + 4, NULL, 16);
 	}
 	table = calloc(NBUCKETS, sizeof(*table));
-	if (!table)
+	counts = qemu_plugin_scoreboard_new(NSLOTS * sizeof(uint64_t));
+	if (!table || !counts)
 		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
