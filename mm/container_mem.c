@@ -173,6 +173,8 @@ struct mem_percpu {
  * @throttle_mark: @soft_reclaimed when a task last slept for the soft limit
  * @throttle: current throttling delay in jiffies, 0 when not throttling
  * @swappiness: memory.swappiness (the top's is vm_swappiness)
+ * @oom_kill_disable: memory.oom_control: tasks wait instead of an OOM kill
+ * @under_oom: tasks waiting for room under this container's hard limit
  * @dead: removed: its statistics go to the parent from now on
  * @zombie_work: moves up the folios that come back to a removed container
  * @zombie_delay: the current delay of @zombie_work
@@ -196,6 +198,8 @@ struct mem_container {
 	unsigned long throttle_mark;
 	unsigned long throttle;
 	int swappiness;
+	bool oom_kill_disable;
+	atomic_t under_oom;
 	bool dead;
 	struct delayed_work zombie_work;
 	unsigned long zombie_delay;
@@ -784,6 +788,88 @@ static bool mem_oom_kill(struct mem_container *top, gfp_t gfp,
 }
 
 /*
+ * memory.oom_control, as in cgroup v1: with oom_kill_disable set, a charge
+ * that hits the container's hard limit does not run the OOM killer; it
+ * fails, and a user page fault that failed so waits at its end (with no
+ * lock held, in pagefault_out_of_memory()) until the container has room
+ * again: pages freed, the limit raised, or oom_kill_disable cleared (the
+ * fault is then retried, and may kill).  The task can be killed while it
+ * waits.  under_oom counts the waiting tasks.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(mem_oom_waitq);
+static atomic_t mem_oom_waiters = ATOMIC_INIT(0);
+
+/* Room was made somewhere, or a limit or oom_kill_disable changed. */
+static inline void mem_oom_wake(void)
+{
+	if (unlikely(atomic_read(&mem_oom_waiters)))
+		wake_up_all(&mem_oom_waitq);
+}
+
+/* Does @mc's hard limit still leave no room, with oom_kill_disable set? */
+static bool mem_oom_blocked(struct mem_container *mc)
+{
+	if (!READ_ONCE(mc->oom_kill_disable))
+		return false;
+	mem_drain_stocks(mc);
+	return page_counter_read(&mc->memory) >= READ_ONCE(mc->memory.max);
+}
+
+/**
+ * container_mem_oom_synchronize - wait out an OOM with the OOM killer off
+ * @handle: wait (false: only tell whether this task's fault failed so)
+ *
+ * Called through mem_cgroup_oom_synchronize() by pagefault_out_of_memory(),
+ * after a user page fault failed to charge.  Finds the lowest container of
+ * current's (or an ancestor) that is at its hard limit; when it has
+ * oom_kill_disable set, sleeps (killable) until it has room again.
+ *
+ * Context: process context, no locks held.
+ * Return: true if the fault failed for such a container (retry it), false
+ * to let the caller go on as for any other VM_FAULT_OOM.
+ */
+bool container_mem_oom_synchronize(bool handle)
+{
+	struct mem_container *mc, *over = NULL;
+	DEFINE_WAIT(wait);
+
+	if (!container_mem_enabled())
+		return false;
+	rcu_read_lock();
+	for (mc = mem_charge_target(current->mm); mc && !mem_is_top(mc);
+	     mc = mem_parent(mc)) {
+		if (page_counter_read(&mc->memory) >=
+		    READ_ONCE(mc->memory.max)) {
+			over = mc;
+			break;
+		}
+	}
+	if (over && (!READ_ONCE(over->oom_kill_disable) ||
+		     !percpu_ref_tryget(&over->ref)))
+		over = NULL;
+	rcu_read_unlock();
+	if (!over)
+		return false;
+	if (handle) {
+		atomic_inc(&over->under_oom);
+		atomic_inc(&mem_oom_waiters);
+		for (;;) {
+			prepare_to_wait(&mem_oom_waitq, &wait, TASK_KILLABLE);
+			if (fatal_signal_pending(current) ||
+			    !mem_oom_blocked(over))
+				break;
+			/* Stocks hold room too: look again now and then. */
+			schedule_timeout(HZ / 4);
+		}
+		finish_wait(&mem_oom_waitq, &wait);
+		atomic_dec(&mem_oom_waiters);
+		atomic_dec(&over->under_oom);
+	}
+	percpu_ref_put(&over->ref);
+	return true;
+}
+
+/*
  * The soft limit: Rohit Seth's page_limit.
  *
  * A charge that leaves a container (or an ancestor) over its soft limit
@@ -951,6 +1037,9 @@ retry:
 	}
 	if (gfp & __GFP_NORETRY)
 		goto nomem;
+	/* No OOM kill: a user fault waits in container_mem_oom_synchronize(). */
+	if (READ_ONCE(over->oom_kill_disable))
+		goto nomem;
 
 	/* Wait (about a second at most) for a victim to free its memory. */
 	if (oom_waits++ < 50 && mem_oom_kill(over, gfp, nr_pages)) {
@@ -1061,6 +1150,7 @@ static void mem_uncharge_pages(struct mem_container *mc, unsigned long nr,
 	local_unlock_irqrestore(&mem_stock.lock, flags);
 	mem_event(mc, MEM_PGPGOUT, events);
 	percpu_ref_put_many(&mc->ref, nr);
+	mem_oom_wake();
 }
 
 /**
@@ -1542,6 +1632,7 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 		else
 			WRITE_ONCE(mc->soft_limit, nr_pages);
 		mutex_unlock(&mem_limit_mutex);
+		mem_oom_wake();
 		break;
 	case MEM_MAX_USAGE:
 	case MEM_FAILCNT:
@@ -1765,6 +1856,30 @@ static int mem_write_use_hierarchy(struct container_subsys_state *css,
 	return val == 1 ? 0 : -EINVAL;
 }
 
+/* memory.oom_control, as in cgroup v1 (see container_mem_oom_synchronize()) */
+static int mem_oom_control_show(struct seq_file *sf, void *v)
+{
+	struct mem_container *mc = css_mem(seq_subsys_state(sf));
+
+	seq_printf(sf, "oom_kill_disable %d\n", READ_ONCE(mc->oom_kill_disable));
+	seq_printf(sf, "under_oom %d\n", atomic_read(&mc->under_oom) > 0);
+	seq_printf(sf, "oom_kill %lu\n", mem_event_sum(mc, MEM_OOM_KILL));
+	return 0;
+}
+
+/* 0 or 1; not at the top, whose OOM is the system's. */
+static int mem_oom_control_write(struct container_subsys_state *css,
+				 struct container_file *cft, u64 val)
+{
+	struct mem_container *mc = css_mem(css);
+
+	if (mem_is_top(mc) || val > 1)
+		return -EINVAL;
+	WRITE_ONCE(mc->oom_kill_disable, val);
+	mem_oom_wake();
+	return 0;
+}
+
 /*
  * memory.swappiness, as in cgroup v1: 0 to 200, inherited at creation;
  * the top's is the system's vm.swappiness.  With 0, reclaim for the
@@ -1843,6 +1958,11 @@ static struct container_file mem_files[] = {
 		.read_u64 = mem_read_swappiness,
 		.write_u64 = mem_write_swappiness,
 	},
+	{
+		.name = "oom_control",
+		.seq_show = mem_oom_control_show,
+		.write_u64 = mem_oom_control_write,
+	},
 	{ }	/* terminator */
 };
 
@@ -1907,6 +2027,7 @@ static int mem_state_init(struct mem_container *mc,
 	if (!parent)
 		return 0;
 	mc->swappiness = mem_swappiness(parent);
+	mc->oom_kill_disable = READ_ONCE(parent->oom_kill_disable);
 	for_each_node(nid) {
 		struct container_mem_node *pn;
 

@@ -38,6 +38,7 @@ void container_mem_migrate(struct folio *old, struct folio *new);
 void container_mem_replace(struct folio *old, struct folio *new);
 void container_mem_split(struct page *head, int old_order, int new_order);
 void container_mem_handle_throttle(void);
+bool container_mem_oom_synchronize(bool handle);
 
 /* On while a memory container other than the top exists. */
 DECLARE_STATIC_KEY_FALSE(container_mem_charging);
@@ -292,6 +293,11 @@ static inline void container_mem_split(struct page *head, int old_order,
 
 static inline void container_mem_handle_throttle(void)
 {
+}
+
+static inline bool container_mem_oom_synchronize(bool handle)
+{
+	return false;
 }
 
 static inline int container_mem_swapin_charge(struct folio *folio,

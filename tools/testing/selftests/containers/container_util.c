@@ -134,7 +134,12 @@ fail:
 
 long cn_stat_value(const char *cont, const char *key)
 {
-	char *text = cn_read_all_in(cont, "memory.stat", 4096), *p;
+	return cn_keyed_value(cont, "memory.stat", key);
+}
+
+long cn_keyed_value(const char *cont, const char *file, const char *key)
+{
+	char *text = cn_read_all_in(cont, file, 4096), *p;
 	size_t len = strlen(key);
 	long v = -1;
 

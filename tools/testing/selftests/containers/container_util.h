@@ -74,6 +74,8 @@ ssize_t cn_read(const char *path, char *buf, size_t size);
 char *cn_read_all(const char *path, size_t chunk);
 /* The value of @key in the memory.stat of container @cont, or -1. */
 long cn_stat_value(const char *cont, const char *key);
+/* The value of @key in the "key value" lines of @cont's @file; -1 if none. */
+long cn_keyed_value(const char *cont, const char *file, const char *key);
 /*
  * Put the folios waiting in every CPU's LRU batch on the LRU lists, where
  * memory.stat counts them (writes /proc/sys/vm/compact_memory, which

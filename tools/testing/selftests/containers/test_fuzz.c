@@ -711,6 +711,17 @@ static void copy_cpuset(const char *parent, const char *cont)
 		cn_writef_in(cont, "cpuset.mems", "%s\n", val);
 }
 
+/*
+ * memory.oom_control's oom_kill_disable makes a task over its limit wait
+ * instead of being killed; random writes may set it, and new children
+ * inherit it: turn it off again, or the tasks wait for good.
+ */
+static void oom_kill_on(const char *cont)
+{
+	if (cn_exists_in(cont, "memory.oom_control"))
+		cn_write_in(cont, "memory.oom_control", "0");
+}
+
 static int op_mkdir(struct worker *w)
 {
 	char parent[CN_PATH_LEN], path[CN_PATH_LEN + 300], name[300];
@@ -727,6 +738,8 @@ static int op_mkdir(struct worker *w)
 	}
 	snprintf(path, sizeof(path), "%s/%s", parent, n);
 	ret = mkdir(path, rn(&w->rng, 8) ? 0755 : 0700) ? -errno : 0;
+	if (!ret)
+		oom_kill_on(path);
 	if (!ret && rn(&w->rng, 4))
 		copy_cpuset(parent, path);
 	return ret;
@@ -793,20 +806,25 @@ static int op_write(struct worker *w)
 	snprintf(path, sizeof(path), "%s/%s", cont, f);
 	r = rn(&w->rng, 10);
 	/* Never in two writes: the halves of an id would be other ids. */
-	if (r < 8 || (ids && r == 9))
-		return write_raw(path, val, len, 0);
-	if (r == 8)
-		return write_raw(path, val, len, 1 + rn(&w->rng, 8));
-	/* The value in two writes on one descriptor. */
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, len / 2) < 0 || write(fd, val + len / 2,
-						 len - len / 2) < 0)
-		ret = -errno;
-	close(fd);
+	if (r < 8 || (ids && r == 9)) {
+		ret = write_raw(path, val, len, 0);
+	} else if (r == 8) {
+		ret = write_raw(path, val, len, 1 + rn(&w->rng, 8));
+	} else {
+		/* The value in two writes on one descriptor. */
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (write(fd, val, len / 2) < 0 ||
+		    write(fd, val + len / 2, len - len / 2) < 0)
+			ret = -errno;
+		close(fd);
+	}
+	/* Tasks waiting for room forever would be hangs: let them be killed. */
+	if (!strcmp(f, "memory.oom_control"))
+		oom_kill_on(cont);
 	return ret;
 }
 

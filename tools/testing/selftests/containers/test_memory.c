@@ -49,6 +49,8 @@ struct worker {
 enum {
 	W_ANON_TOUCH = 'a',	/* map and touch <arg> MiB of anonymous memory */
 	W_ANON_FREE = 'f',	/* unmap it */
+	W_ANON_CHECK = 'k',	/* read every page of it back: all still 1 */
+	W_MLOCK = 'l',		/* mlock it */
 	W_TMPFS_WRITE = 'w',	/* write <arg> MiB to the worker's tmpfs file */
 	W_TMPFS_CLOSE = 'c',	/* close the file (it stays) */
 	W_MOVE = 'm',		/* move itself to the container in <path> */
@@ -94,6 +96,17 @@ static void worker_loop(int cmd, int ack, const char *file)
 			if (anon && munmap(anon, anon_len))
 				ok = 1;
 			anon = NULL;
+			break;
+		case W_ANON_CHECK:
+			for (i = 0; anon && i < (long)anon_len; i += 4096)
+				if (anon[i] != 1)
+					break;
+			if (!anon || i < (long)anon_len)
+				ok = 1;
+			break;
+		case W_MLOCK:
+			if (!anon || mlock(anon, anon_len))
+				ok = 1;
 			break;
 		case W_TMPFS_WRITE: {
 			static char buf[1 << 16];
@@ -426,6 +439,118 @@ TEST_F(mem, swappiness_values)
 	EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, write_swappiness_1, path));
 	EXPECT_EQ(sys, cn_read_long_in("/proc/sys/vm", "swappiness"));
 	EXPECT_EQ(17, cn_read_long_in(c, "memory.swappiness"));
+}
+
+static long oom_value(const char *cont, const char *key)
+{
+	return cn_keyed_value(cont, "memory.oom_control", key);
+}
+
+/*
+ * memory.oom_control as in cgroup v1: oom_kill_disable 0 or 1 (not at the
+ * top), inherited by new children; under_oom and oom_kill read only.
+ */
+TEST_F(mem, oom_control_values)
+{
+	static const char * const bad[] = { "2", "-1", "x", "", "1 1" };
+	char c[CN_PATH_LEN], d[CN_PATH_LEN], path[CN_PATH_LEN], buf[128] = "";
+	unsigned int i;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(d, sizeof(d), c, "d");
+	ASSERT_EQ(0, cn_mkdir(c));
+	cn_path(path, sizeof(path), c, "memory.oom_control");
+	ASSERT_LT(0, cn_read(path, buf, sizeof(buf) - 1));
+	EXPECT_STREQ("oom_kill_disable 0\nunder_oom 0\noom_kill 0\n", buf);
+	EXPECT_EQ(0, oom_value(self->root, "oom_kill_disable"));
+	EXPECT_EQ(-EINVAL, cn_write_in(self->root, "memory.oom_control", "1"));
+	EXPECT_EQ(0, oom_value(self->root, "oom_kill_disable"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.oom_control", "1"));
+	EXPECT_EQ(1, oom_value(c, "oom_kill_disable"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.oom_control", bad[i]))
+			TH_LOG("'%s'", bad[i]);
+	}
+	EXPECT_EQ(1, oom_value(c, "oom_kill_disable"));
+	/* A new child starts with its parent's setting. */
+	ASSERT_EQ(0, cn_mkdir(d));
+	EXPECT_EQ(1, oom_value(d, "oom_kill_disable"));
+	EXPECT_EQ(0, cn_write_in(d, "memory.oom_control", "0"));
+	EXPECT_EQ(0, oom_value(d, "oom_kill_disable"));
+	EXPECT_EQ(1, oom_value(c, "oom_kill_disable"));
+	EXPECT_EQ(0, oom_value(c, "under_oom"));
+}
+
+/*
+ * With oom_kill_disable, a task faulting over the hard limit (no swap) is
+ * not killed: it waits, under_oom says so, and it goes on when the limit
+ * is raised.
+ */
+TEST_F_TIMEOUT(mem, oom_kill_disable_waits_for_room, 60)
+{
+	char c[CN_PATH_LEN];
+	struct worker w;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.oom_control", "1"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_send(&w, W_ANON_TOUCH, 32, NULL));
+	EXPECT_FALSE(worker_done(&w, 2000));
+	EXPECT_EQ(1, oom_value(c, "under_oom"));
+	EXPECT_EQ(0, oom_value(c, "oom_kill"));
+	EXPECT_EQ(0, cn_stat_value(c, "oom_kill"));
+	EXPECT_LE(usage(c), 16 * MB);
+	EXPECT_EQ(0, kill(w.pid, 0));
+	/* Room: the fault is retried and the worker finishes. */
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "64M"));
+	EXPECT_TRUE(worker_done(&w, 10000));
+	EXPECT_EQ(0, worker_result(&w));
+	EXPECT_EQ(0, oom_value(c, "under_oom"));
+	EXPECT_EQ(0, oom_value(c, "oom_kill"));
+	EXPECT_GE(usage(c), 32 * MB);
+	worker_stop(&w);
+}
+
+/*
+ * Clearing oom_kill_disable while a task waits lets the OOM killer act;
+ * a task waiting can be killed too.
+ */
+TEST_F_TIMEOUT(mem, oom_kill_disable_cleared_kills, 60)
+{
+	char c[CN_PATH_LEN];
+	struct worker w, w2;
+	int status;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.oom_control", "1"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_send(&w, W_ANON_TOUCH, 32, NULL));
+	EXPECT_FALSE(worker_done(&w, 2000));
+	EXPECT_EQ(1, oom_value(c, "under_oom"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.oom_control", "0"));
+	status = worker_wait(&w);
+	EXPECT_EQ(SIGKILL, WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+		TH_LOG("wait status %#x", status);
+	EXPECT_EQ(1, oom_value(c, "oom_kill"));
+	EXPECT_EQ(0, oom_value(c, "under_oom"));
+	EXPECT_EQ(0, settled_usage(c));
+
+	/* Waiting again: SIGKILL ends the wait. */
+	ASSERT_EQ(0, cn_write_in(c, "memory.oom_control", "1"));
+	ASSERT_EQ(0, worker_start(&w2, c, self->file));
+	ASSERT_EQ(0, worker_send(&w2, W_ANON_TOUCH, 32, NULL));
+	EXPECT_FALSE(worker_done(&w2, 2000));
+	EXPECT_EQ(1, oom_value(c, "under_oom"));
+	ASSERT_EQ(0, kill(w2.pid, SIGKILL));
+	status = worker_wait(&w2);
+	EXPECT_EQ(SIGKILL, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	EXPECT_EQ(0, oom_value(c, "under_oom"));
+	EXPECT_EQ(1, oom_value(c, "oom_kill"));
+	EXPECT_EQ(0, settled_usage(c));
 }
 
 TEST_F_TIMEOUT(mem, anon_usage_follows_touch, 60)
@@ -770,6 +895,54 @@ TEST_F_TIMEOUT(mem, rmdir_moves_charges_to_parent, 60)
 	EXPECT_EQ(0, settled_usage(p));
 	EXPECT_EQ(0, cn_stat_value(p, "shmem"));
 	EXPECT_EQ(0, cn_stat_value(p, "inactive_anon") + cn_stat_value(p, "active_anon"));
+}
+
+/* memory.stat's @key of @cont once it reaches @min, or after 2 seconds. */
+static long stat_settles(const char *cont, const char *key, long min)
+{
+	long start = cn_now_ms(), v;
+
+	while ((v = cn_stat_value(cont, key)) < min &&
+	       cn_now_ms() - start < 2000)
+		cn_sleep_ms(10);
+	return v;
+}
+
+/*
+ * mlocked pages are on no list (the unevictable "list" is a count), so
+ * rmdir cannot move them up: they stay the removed container's, counted
+ * in the parent's usage through the hierarchy, until they are unlocked
+ * or freed; then the parent's usage drops to nothing.
+ */
+TEST_F_TIMEOUT(mem, rmdir_leaves_mlocked_pages_charged_until_freed, 60)
+{
+	char p[CN_PATH_LEN], c[CN_PATH_LEN];
+	struct worker w;
+
+	cn_path(p, sizeof(p), self->root, "p");
+	cn_path(c, sizeof(c), self->root, "p/c");
+	ASSERT_EQ(0, cn_mkdir(p));
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 8, NULL));
+	ASSERT_EQ(0, worker_do(&w, W_MLOCK, 0, NULL));
+	/* Per-CPU mlock batches may hold a few for a moment. */
+	EXPECT_GE(stat_settles(c, "unevictable", 8 * MB), 8 * MB);
+	EXPECT_GE(cn_stat_value(c, "rss"), 8 * MB);
+	/* The worker leaves c, which is removed with its pages locked. */
+	ASSERT_EQ(0, worker_do(&w, W_MOVE, 0, p));
+	ASSERT_EQ(0, cn_rmdir(c));
+	EXPECT_GE(usage(p), 8 * MB);
+	/* What it counted in memory.stat is its parent's (after RCU). */
+	EXPECT_GE(stat_settles(p, "rss", 8 * MB), 8 * MB);
+	/* Still there, still locked, and freed without a trace. */
+	ASSERT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	worker_stop(&w);
+	EXPECT_EQ(0, settled_usage(p));
+	EXPECT_EQ(0, cn_stat_value(p, "rss"));
+	EXPECT_EQ(0, cn_stat_value(p, "unevictable"));
+	ASSERT_EQ(0, cn_rmdir(p));
 }
 
 /* A value of /proc/meminfo, in bytes; -1 when it is not there. */
@@ -1559,6 +1732,43 @@ TEST_F_TIMEOUT(memswap, swapoff_charges_the_owner, 300)
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	worker_stop(&w);
 	EXPECT_EQ(0, settled_usage(c));
+}
+
+/*
+ * A page swapped out by a container that is removed meanwhile is charged,
+ * when it is read back, as a new page would be (to the reader's
+ * container), as in cgroup v1: never to the removed one.
+ */
+TEST_F_TIMEOUT(memswap, swap_in_after_rmdir_charges_the_reader, 300)
+{
+	char p[CN_PATH_LEN], c[CN_PATH_LEN];
+	struct worker w;
+	long u;
+
+	cn_path(p, sizeof(p), self->root, "p");
+	cn_path(c, sizeof(c), self->root, "p/c");
+	ASSERT_EQ(0, cn_mkdir(p));
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
+	/* Push most of it out to swap, then lift the limit again. */
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	EXPECT_LE(usage(c), 16 * MB);
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "-1"));
+	ASSERT_EQ(0, worker_do(&w, W_MOVE, 0, p));
+	ASSERT_EQ(0, cn_rmdir(c));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	u = usage(p);
+	TH_LOG("after swap-in: p's usage %ld kB, worker resident %ld kB",
+	       u / 1024, rss_bytes(w.pid) / 1024);
+	EXPECT_GE(u, 44 * MB);
+	/* c's own counts are p's a grace period or two after the rmdir. */
+	EXPECT_GE(stat_settles(p, "rss", 44 * MB), 44 * MB);
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	worker_stop(&w);
+	/* Swap cache pages may linger until reclaim takes them. */
+	ASSERT_EQ(0, cn_write_in(p, "memory.force_empty", "0"));
+	EXPECT_EQ(0, usage(p));
 }
 
 /* The same with the limit in force: swapoff may not take it over. */
