@@ -1859,10 +1859,14 @@ static int mem_write_use_hierarchy(struct container_subsys_state *css,
 /* memory.oom_control, as in cgroup v1 (see container_mem_oom_synchronize()) */
 static int mem_oom_control_show(struct seq_file *sf, void *v)
 {
-	struct mem_container *mc = css_mem(seq_subsys_state(sf));
+	struct mem_container *mc = css_mem(seq_subsys_state(sf)), *pos;
+	bool under_oom = false;
 
+	/* As in v1, the whole subtree of a container in OOM is under OOM. */
+	for (pos = mc; !mem_is_top(pos) && !under_oom; pos = mem_parent(pos))
+		under_oom = atomic_read(&pos->under_oom) > 0;
 	seq_printf(sf, "oom_kill_disable %d\n", READ_ONCE(mc->oom_kill_disable));
-	seq_printf(sf, "under_oom %d\n", atomic_read(&mc->under_oom) > 0);
+	seq_printf(sf, "under_oom %d\n", under_oom);
 	seq_printf(sf, "oom_kill %lu\n", mem_event_sum(mc, MEM_OOM_KILL));
 	return 0;
 }
