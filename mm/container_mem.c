@@ -1276,7 +1276,7 @@ static void mem_id_put(struct mem_container *mc, unsigned int nr)
 /**
  * __container_mem_swap_record - a charged folio gets swap slots
  * @folio: the folio, locked, in the swap cache
- * @entry: its first swap entry
+ * @entry: its first swap entry (0 when none could be allocated)
  *
  * Context: any.
  * Return: 0 (the slots are not charged: there is no swap limit).
@@ -1285,6 +1285,10 @@ int __container_mem_swap_record(struct folio *folio, swp_entry_t entry)
 {
 	unsigned int nr = folio_nr_pages(folio);
 	struct mem_container *mc;
+
+	/* folio_alloc_swap() found no slot: there is nothing to record. */
+	if (!entry.val)
+		return 0;
 
 	/* Isolated for swap-out: its owner is stable. */
 	rcu_read_lock();

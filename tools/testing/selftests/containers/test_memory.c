@@ -1779,6 +1779,52 @@ TEST_F_TIMEOUT(memswap, swap_in_after_rmdir_charges_the_reader, 300)
 	EXPECT_EQ(0, usage(p));
 }
 
+/*
+ * Bug found by test_fuzz on the debug kernel: when no swap slot is left,
+ * folio_alloc_swap() still calls the swap-owner hook, with entry 0; the
+ * owner was recorded at type 0, offset 0, a NULL map when type 0 is not
+ * in use (Oops in swap_cgroup_record() from the soft-limit handler while
+ * the fuzz turned swap on and off), or a leaked reference otherwise.
+ * Here swap is a 4 MiB zram1 at type 1, type 0 unused, and c needs more
+ * than its limit and that swap: its task is OOM-killed, and that is all.
+ */
+TEST_F_TIMEOUT(memswap, full_swap_records_no_owner, 300)
+{
+	char c[CN_PATH_LEN], dev[32], path[128];
+	struct worker w;
+	long id;
+	int status;
+
+	id = cn_long("/sys/class/zram-control/hot_add");
+	if (id < 0)
+		SKIP(return, "no zram hot_add");
+	snprintf(dev, sizeof(dev), "/dev/zram%ld", id);
+	snprintf(path, sizeof(path), "/sys/block/zram%ld/disksize", id);
+	ASSERT_EQ(0, cn_write(path, "4M"));
+	snprintf(path, sizeof(path), "mkswap %s >/dev/null 2>&1 && swapon %s",
+		 dev, dev);
+	ASSERT_EQ(0, cn_run(path));
+	/* Type 0 (zram0, from the fixture) goes: its map is freed. */
+	ASSERT_EQ(0, cn_run("swapoff /dev/zram0"));
+
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	EXPECT_EQ(-1, worker_do(&w, W_ANON_TOUCH, 32, NULL));
+	status = worker_wait(&w);
+	TH_LOG("32 MiB under a 16 MiB limit with 4 MiB of swap: oom_kill %ld",
+	       cn_stat_value(c, "oom_kill"));
+	EXPECT_EQ(SIGKILL, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	EXPECT_EQ(1, cn_stat_value(c, "oom_kill"));
+	EXPECT_EQ(0, settled_usage(c));
+
+	snprintf(path, sizeof(path), "swapoff %s", dev);
+	EXPECT_EQ(0, cn_run(path));
+	snprintf(path, sizeof(path), "%ld", id);
+	EXPECT_EQ(0, cn_write("/sys/class/zram-control/hot_remove", path));
+}
+
 /* The same with the limit in force: swapoff may not take it over. */
 TEST_F_TIMEOUT(memswap, swapoff_respects_the_limit, 300)
 {
