@@ -58,9 +58,13 @@
  * so the victim is chosen among the subtree's threads, and killed and
  * reaped, as by the kernel's OOM killer, but never outside the subtree.
  *
- * Swap.  A swap slot records which container swapped its page out (the swap
- * map of mm/swap_cgroup.c); the page is charged to that container when it
- * is read back, whoever reads it.
+ * Swap.  As in cgroup v1, a second page_counter per container (memsw)
+ * counts memory and swap together: a charge counts against both, and
+ * when reclaim takes a charged folio out of the swap cache, its memory
+ * charge goes but its memsw charge stays with its swap slots, which record
+ * the container in the swap map of mm/swap_cgroup.c.  A page read back is
+ * charged to that container, whoever reads it; the slot then gives up its
+ * memsw charge (the new folio has one), as does a slot that is freed.
  *
  * Locking:
  *
@@ -71,10 +75,10 @@
  * mem_limit_mutex	serialises writes of the limits and force_empty.
  * mem_stock.lock	local lock (interrupts off) of a CPU's stock; nothing
  *			is taken inside it.
- * mem_ids' xa_lock	irq-safe (the last put of an id can come from an RCU
- *			callback); a leaf.  The swap map's lock
+ * mem_ids' xa_lock	irq-safe; a leaf.  The swap map's lock
  *			(swap_cgroup_record()) is taken with none of ours
- *			held.  The OOM path takes oom_lock, then (scanning
+ *			held, at swap-out inside the mapping's i_pages lock
+ *			(interrupts off).  The OOM path takes oom_lock, then (scanning
  *			tasks) css_group_lock and task_lock(), with none of
  *			ours held.
  *
@@ -151,6 +155,7 @@ enum mem_stat_item {
 	MEM_MAPPED_FILE,	/* NR_FILE_MAPPED */
 	MEM_DIRTY,		/* NR_FILE_DIRTY */
 	MEM_WRITEBACK,		/* NR_WRITEBACK */
+	MEM_SWAP,		/* swap slots charged to it (no node statistic) */
 	MEM_NR_STATS,
 };
 
@@ -163,9 +168,11 @@ struct mem_percpu {
  * struct mem_container - the memory state of one container
  * @css: the subsystem state
  * @memory: usage, hard limit, peak and failcnt, in pages
+ * @memsw: the same for memory and swap together (memory.memsw.*)
  * @soft_limit: the soft limit, in pages
- * @ref: one reference per charged page, per stock holding its pages, per
- *	child and per charge in flight, plus the initial one until removal
+ * @ref: one reference per charged page and per swap slot charged to it,
+ *	per stock holding its pages, per child and per charge in flight,
+ *	plus the initial one until removal
  * @pcpu: per-CPU page counts and event counters
  * @folded: page counts handed over from removed descendants
  * @soft_work: the over-limit handler (container_mem_wq)
@@ -179,9 +186,7 @@ struct mem_percpu {
  * @zombie_work: moves up the folios that come back to a removed container
  * @zombie_delay: the current delay of @zombie_work
  * @free_rwork: frees the per-node parts and counters after the last put
- * @id: the number swap entries record their owner by (0 at the top)
- * @id_ref: one reference until @free_rwork, plus one per swap entry
- *	recorded with @id; the structure stays until the last one is dropped
+ * @id: the number swap slots record their owner by (0 at the top)
  * @rcu: folds the statistics after removal; later frees the structure
  * @node: the per-node parts, by node id (none at the top, whose folios
  *	are on the nodes' own lruvecs); the owner word points here
@@ -189,6 +194,7 @@ struct mem_percpu {
 struct mem_container {
 	struct container_subsys_state css;
 	struct page_counter memory;
+	struct page_counter memsw;
 	unsigned long soft_limit;
 	struct percpu_ref ref;
 	struct mem_percpu __percpu *pcpu;
@@ -205,7 +211,6 @@ struct mem_container {
 	unsigned long zombie_delay;
 	struct rcu_work free_rwork;
 	unsigned short id;
-	refcount_t id_ref;
 	struct rcu_head rcu;
 	struct container_mem_node *node[];
 };
@@ -222,7 +227,8 @@ struct mem_container {
  * pages back to the stock of the same container.  So most charges and
  * uncharges do not touch the page_counters of the hierarchy at all.
  *
- * Stocked pages count in the page_counters (against the limits and in
+ * Stocked pages count in the page_counters, memory and memsw alike
+ * (against the limits and in
  * the peak), but memory.usage_in_bytes leaves them out.  The stocks of a
  * subtree are given back before a charge reclaims for a limit, when a
  * limit is set, on force_empty and when a container is removed; a dead
@@ -352,12 +358,16 @@ static struct mem_container *mem_stat_target(struct mem_container *mc)
 	return mem_is_top(mc) ? NULL : mc;
 }
 
-/* Hand what @mc's counters hold over to @to (NULL: the top, which drops it). */
-static void mem_stat_fold(struct mem_container *mc, struct mem_container *to)
+/*
+ * Hand what @mc's first @nr counters hold over to @to (NULL: the top, which
+ * drops it).
+ */
+static void mem_stat_fold(struct mem_container *mc, struct mem_container *to,
+			  int nr)
 {
 	int i;
 
-	for (i = 0; i < MEM_NR_STATS; i++) {
+	for (i = 0; i < nr; i++) {
 		long v = mem_stat_read(mc, i);
 
 		atomic_long_sub(v, &mc->folded[i]);
@@ -450,6 +460,20 @@ static struct mem_container *mem_charge_target(struct mm_struct *mm)
  * Per-CPU stocks of charged pages.
  */
 
+/* Give back @nr pages charged to @mc: memory and memory+swap. */
+static void mem_cancel_charge(struct mem_container *mc, unsigned long nr)
+{
+	page_counter_uncharge(&mc->memory, nr);
+	page_counter_uncharge(&mc->memsw, nr);
+}
+
+/* Charge @nr pages to @mc whatever its limits: memory and memory+swap. */
+static void mem_force_charge(struct mem_container *mc, unsigned long nr)
+{
+	page_counter_charge(&mc->memory, nr);
+	page_counter_charge(&mc->memsw, nr);
+}
+
 /* Give back every page of @stock: its CPU's lock held, or the CPU dead. */
 static void mem_stock_drain(struct mem_stock *stock)
 {
@@ -458,7 +482,7 @@ static void mem_stock_drain(struct mem_stock *stock)
 	if (!mc)
 		return;
 	if (stock->nr_pages)
-		page_counter_uncharge(&mc->memory, stock->nr_pages);
+		mem_cancel_charge(mc, stock->nr_pages);
 	WRITE_ONCE(stock->nr_pages, 0);
 	WRITE_ONCE(stock->cached, NULL);
 	percpu_ref_put(&mc->ref);
@@ -480,7 +504,7 @@ static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
 	lockdep_assert_held(this_cpu_ptr(&mem_stock.lock));
 	if (stock->cached != mc || READ_ONCE(mc->dead)) {
 		if (!take_over || READ_ONCE(mc->dead)) {
-			page_counter_uncharge(&mc->memory, nr);
+			mem_cancel_charge(mc, nr);
 			return;
 		}
 		mem_stock_drain(stock);
@@ -494,7 +518,7 @@ static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
 	}
 	WRITE_ONCE(stock->nr_pages, nr);
 	if (excess)
-		page_counter_uncharge(&mc->memory, excess);
+		mem_cancel_charge(mc, excess);
 }
 
 static bool mem_stock_in_subtree(int cpu, void *top)
@@ -538,17 +562,19 @@ static int mem_cpu_dead(unsigned int cpu)
 }
 
 /*
- * Charged pages of @mc's subtree, not counting those in stocks.
+ * Charged pages of @mc's subtree on @counter (@mc's memory or memsw), not
+ * counting those in stocks.
  *
  * page_counter_try_charge() adds first and takes a charge back when it
  * finds the counter over the limit, so a reader can catch an attempt that
  * fails; the watermark only ever sees charges that stuck, and bounds what
  * is reported by what was really charged at some point.
  */
-static unsigned long mem_usage(struct mem_container *mc)
+static unsigned long mem_usage(struct mem_container *mc,
+			       struct page_counter *counter)
 {
-	long usage = min(page_counter_read(&mc->memory),
-			 READ_ONCE(mc->memory.watermark));
+	long usage = min(page_counter_read(counter),
+			 READ_ONCE(counter->watermark));
 	int cpu;
 
 	rcu_read_lock();
@@ -709,30 +735,53 @@ struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec)
 			  lruvec_pgdat(lruvec));
 }
 
-/* Would @nr more pages fit under the hard limit of @mc and its ancestors? */
-static bool mem_fits(struct mem_container *mc, unsigned long nr)
+static bool mem_counter_fits(struct page_counter *c, unsigned long nr)
 {
-	struct page_counter *c;
-
-	for (c = &mc->memory; c; c = c->parent)
+	for (; c; c = c->parent)
 		if (page_counter_read(c) + nr > READ_ONCE(c->max))
 			return false;
 	return true;
+}
+
+/*
+ * Would @nr more pages fit under the hard limits (memory, and memory+swap)
+ * of @mc and its ancestors?
+ */
+static bool mem_fits(struct mem_container *mc, unsigned long nr)
+{
+	return mem_counter_fits(&mc->memory, nr) &&
+	       mem_counter_fits(&mc->memsw, nr);
+}
+
+/* Is @mc at one of its own hard limits? */
+static bool mem_at_limit(struct mem_container *mc)
+{
+	return page_counter_read(&mc->memory) >= READ_ONCE(mc->memory.max) ||
+	       page_counter_read(&mc->memsw) >= READ_ONCE(mc->memsw.max);
 }
 
 /**
  * container_mem_get_max - the hard limit out_of_memory() measures against
  * @css: the memory state of the container in OOM
  *
- * Return: the lowest hard limit of @css and its ancestors, in pages.
+ * As memory cgroups v1 do: the lowest memory limit of @css and its
+ * ancestors, plus the swap the lowest memory+swap limit leaves above it
+ * (when @css may swap), up to the swap space there is.
+ *
+ * Return: a number of pages.
  */
 unsigned long container_mem_get_max(struct container_subsys_state *css)
 {
 	struct mem_container *mc = css_mem(css);
-	unsigned long max = PAGE_COUNTER_MAX;
+	unsigned long max = PAGE_COUNTER_MAX, memsw = PAGE_COUNTER_MAX;
+	int swappiness = mem_swappiness(mc);
 
-	for (; !mem_is_top(mc); mc = mem_parent(mc))
+	for (; !mem_is_top(mc); mc = mem_parent(mc)) {
 		max = min(max, READ_ONCE(mc->memory.max));
+		memsw = min(memsw, READ_ONCE(mc->memsw.max));
+	}
+	if (swappiness && memsw > max)
+		max += min(memsw - max, (unsigned long)total_swap_pages);
 	return max;
 }
 
@@ -812,7 +861,7 @@ static bool mem_oom_blocked(struct mem_container *mc)
 	if (!READ_ONCE(mc->oom_kill_disable))
 		return false;
 	mem_drain_stocks(mc);
-	return page_counter_read(&mc->memory) >= READ_ONCE(mc->memory.max);
+	return mem_at_limit(mc);
 }
 
 /**
@@ -838,8 +887,7 @@ bool container_mem_oom_synchronize(bool handle)
 	rcu_read_lock();
 	for (mc = mem_charge_target(current->mm); mc && !mem_is_top(mc);
 	     mc = mem_parent(mc)) {
-		if (page_counter_read(&mc->memory) >=
-		    READ_ONCE(mc->memory.max)) {
+		if (mem_at_limit(mc)) {
 			over = mc;
 			break;
 		}
@@ -983,15 +1031,38 @@ void container_mem_handle_throttle(void)
  * Charging.
  */
 
+/*
+ * Charge @nr pages to @mc's memory and memory+swap counters.  On failure,
+ * return the container whose limit was hit, and whether reclaim may swap
+ * to make room there (not for memory+swap: swapping out does not lower it).
+ */
+static struct mem_container *mem_counters_charge(struct mem_container *mc,
+						 unsigned long nr,
+						 bool *may_swap)
+{
+	struct page_counter *fail;
+
+	if (!page_counter_try_charge(&mc->memsw, nr, &fail)) {
+		*may_swap = false;
+		return container_of(fail, struct mem_container, memsw);
+	}
+	if (!page_counter_try_charge(&mc->memory, nr, &fail)) {
+		page_counter_uncharge(&mc->memsw, nr);
+		*may_swap = true;
+		return container_of(fail, struct mem_container, memory);
+	}
+	return NULL;
+}
+
 static int mem_try_charge(struct mem_container *mc, unsigned int nr_pages,
 			  gfp_t gfp)
 {
 	int reclaim_retries = MEM_RECLAIM_RETRIES, oom_waits = 0;
 	unsigned int batch = max(nr_pages, MEM_CHARGE_BATCH);
 	bool drained = !gfpflags_allow_blocking(gfp);
-	struct page_counter *fail;
 	struct mem_container *over;
 	unsigned long flags;
+	bool may_swap;
 
 	/*
 	 * Charge a batch and stock the rest, unless that would hit a limit
@@ -1000,7 +1071,8 @@ static int mem_try_charge(struct mem_container *mc, unsigned int nr_pages,
 	if (batch > nr_pages && !mem_fits(mc, batch))
 		batch = nr_pages;
 retry:
-	if (page_counter_try_charge(&mc->memory, batch, &fail)) {
+	over = mem_counters_charge(mc, batch, &may_swap);
+	if (!over) {
 		if (batch > nr_pages) {
 			local_lock_irqsave(&mem_stock.lock, flags);
 			__mem_refill_stock(mc, batch - nr_pages, true);
@@ -1009,7 +1081,6 @@ retry:
 		mem_check_soft_limit(mc);
 		return 0;
 	}
-	over = container_of(fail, struct mem_container, memory);
 	if (batch > nr_pages) {
 		batch = nr_pages;
 		goto retry;
@@ -1031,7 +1102,8 @@ retry:
 		goto nomem;
 
 	if (reclaim_retries-- > 0) {
-		if (mem_reclaim(over, nr_pages, gfp))
+		if (try_to_free_container_pages(&over->css, nr_pages, gfp,
+						may_swap))
 			reclaim_retries = MEM_RECLAIM_RETRIES;
 		goto retry;
 	}
@@ -1051,7 +1123,7 @@ nomem:
 	/* __GFP_NOFAIL (buffer heads, say) must not fail: go over instead. */
 	if (!(gfp & __GFP_NOFAIL))
 		return -ENOMEM;
-	page_counter_charge(&mc->memory, nr_pages);
+	mem_force_charge(mc, nr_pages);
 	mem_check_soft_limit(mc);
 	return 0;
 }
@@ -1241,17 +1313,21 @@ void container_mem_replace(struct folio *old, struct folio *new)
 		return;
 	/* @old is locked: its owner is stable, and held by its pages. */
 	mc = mem_owner(old);
-	page_counter_charge(&mc->memory, folio_nr_pages(new));
+	mem_force_charge(mc, folio_nr_pages(new));
 	mem_commit(mc, new, false);
 }
 
 /*
- * Swap.  When a charged folio gets a swap slot, the slot records its owner's
- * id in the swap map (mm/swap_cgroup.c, which memory cgroups use the same
- * way), and the owner's id_ref counts the slot.  A folio read back from swap
- * is charged to that owner, whoever reads it: a fault, readahead, swapoff or
- * shmem.  When the owner is gone (its id_ref kept the structure), the
- * folio is charged as a new one would be.  Freeing the slot drops the count.
+ * Swap, as memory cgroups v1 account it.  While a charged folio is in the
+ * swap cache it is charged as any other (memory and memsw).  When reclaim
+ * takes it out of the swap cache, its data in swap only, the folio's memory
+ * charge goes and its memsw charge passes to its swap slots: each records
+ * the container's id in the swap map, and holds a reference on it as a
+ * charged page does.  A folio read back from swap is charged (memory and
+ * memsw) to that container, whoever reads it: a fault, readahead, swapoff
+ * or shmem; the slots then give up their charge.  A slot freed gives up
+ * its charge too.  When that container was removed meanwhile, the folio
+ * read back is charged as a new one would be.
  */
 
 static void mem_free_struct(struct rcu_head *rcu)
@@ -1259,74 +1335,84 @@ static void mem_free_struct(struct rcu_head *rcu)
 	kmem_cache_free(mem_cachep, container_of(rcu, struct mem_container, rcu));
 }
 
-/* Drop @nr id references; free the structure with the last one. */
-static void mem_id_put(struct mem_container *mc, unsigned int nr)
-{
-	unsigned long flags;
-
-	if (!refcount_sub_and_test(nr, &mc->id_ref))
-		return;
-	xa_lock_irqsave(&mem_ids, flags);
-	__xa_erase(&mem_ids, mc->id);
-	xa_unlock_irqrestore(&mem_ids, flags);
-	/* Lookups hold the RCU read lock; mc->rcu's first use is over. */
-	call_rcu(&mc->rcu, mem_free_struct);
-}
-
 /**
- * __container_mem_swap_record - a charged folio gets swap slots
- * @folio: the folio, locked, in the swap cache
- * @entry: its first swap entry (0 when none could be allocated)
+ * __container_mem_swapout - a charged folio leaves the swap cache for swap
+ * @folio: the folio, frozen (refcount zero), no longer in the swap cache
+ * @entry: its first swap slot
  *
- * Context: any.
- * Return: 0 (the slots are not charged: there is no swap limit).
+ * Called through mem_cgroup_swapout() by reclaim, in __remove_mapping().
+ * The folio's memory charge goes; its memsw charge, and its references,
+ * stay with its slots, or go to the nearest ancestor still there if its
+ * container was removed (nothing records a container that is gone).
+ *
+ * Context: the mapping's i_pages lock held, interrupts off.
  */
-int __container_mem_swap_record(struct folio *folio, swp_entry_t entry)
+void __container_mem_swapout(struct folio *folio, swp_entry_t entry)
 {
 	unsigned int nr = folio_nr_pages(folio);
-	struct mem_container *mc;
+	struct mem_container *mc = mem_owner(folio), *to;
 
-	/* folio_alloc_swap() found no slot: there is nothing to record. */
-	if (!entry.val)
-		return 0;
+	lockdep_assert_irqs_disabled();
+	/* Frozen and out of the swap cache: no one else reads the word. */
+	WRITE_ONCE(folio->container_mem, 0);
+	page_counter_uncharge(&mc->memory, nr);
+	mem_event(mc, MEM_PGPGOUT, 1);
 
-	/* Isolated for swap-out: its owner is stable. */
 	rcu_read_lock();
-	mc = mem_owner(folio);
-	/* A removed owner cannot be charged again: record its heir. */
-	mc = mc ? mem_stat_target(mc) : NULL;
-	if (mc && refcount_add_not_zero(nr, &mc->id_ref)) {
-		rcu_read_unlock();
-		swap_cgroup_record(entry, mc->id, nr);
-		return 0;
+	to = mem_stat_target(mc);
+	if (to != mc) {
+		/* A removed container's child keeps it: @to is not freed. */
+		if (to) {
+			page_counter_charge(&to->memsw, nr);
+			percpu_ref_get_many(&to->ref, nr);
+		}
+		page_counter_uncharge(&mc->memsw, nr);
+	}
+	if (to) {
+		swap_cgroup_record(entry, to->id, nr);
+		/* Folded into the heir, if @to is removed, after this. */
+		__this_cpu_add(to->pcpu->stat[MEM_SWAP], nr);
 	}
 	rcu_read_unlock();
-	return 0;
+	if (to != mc)
+		percpu_ref_put_many(&mc->ref, nr);
+	mem_oom_wake();
 }
 
-/* Drop @nr references of the swap entries that record @id. */
-static void mem_swap_id_put(unsigned short id, unsigned int nr)
+/* @nr swap slots charged to container @id give up their charge. */
+static void mem_swap_uncharge(unsigned short id, unsigned int nr)
 {
-	struct mem_container *mc;
+	struct mem_container *mc, *to;
 
 	if (!id || !nr)
 		return;
 	rcu_read_lock();
+	/* The slots' references keep it. */
 	mc = xa_load(&mem_ids, id);
+	if (WARN_ON_ONCE(!mc)) {
+		rcu_read_unlock();
+		return;
+	}
+	page_counter_uncharge(&mc->memsw, nr);
+	to = mem_stat_target(mc);
+	if (to)
+		this_cpu_sub(to->pcpu->stat[MEM_SWAP], nr);
 	rcu_read_unlock();
-	/* Our references on it keep it. */
-	if (!WARN_ON_ONCE(!mc))
-		mem_id_put(mc, nr);
+	percpu_ref_put_many(&mc->ref, nr);
+	mem_oom_wake();
 }
 
 /**
- * __container_mem_swap_free - swap slots are freed
+ * __container_mem_swap_free - swap slots give up their charge
  * @entry: the first one
  * @nr: how many
  *
- * A run of adjacent slots (a zap of consecutive swap PTEs) may hold pages
- * of several folios, swapped out by different containers: each slot's
- * owner gets its own count back.
+ * Called through mem_cgroup_uncharge_swap() when the slots are freed, and
+ * through mem_cgroup_swapin_uncharge_swap() when their data is read back
+ * into a folio that is charged (memory+swap would count it twice).  A run
+ * of adjacent slots (a zap of consecutive swap PTEs) may hold pages of
+ * several folios, swapped out by different containers: each slot's
+ * container gets its own count back.
  */
 void __container_mem_swap_free(swp_entry_t entry, unsigned int nr)
 {
@@ -1337,13 +1423,13 @@ void __container_mem_swap_free(swp_entry_t entry, unsigned int nr)
 		id = swap_cgroup_record(swp_entry(swp_type(entry),
 						  swp_offset(entry) + i), 0, 1);
 		if (id != run_id) {
-			mem_swap_id_put(run_id, run);
+			mem_swap_uncharge(run_id, run);
 			run_id = id;
 			run = 0;
 		}
 		run++;
 	}
-	mem_swap_id_put(run_id, run);
+	mem_swap_uncharge(run_id, run);
 }
 
 /**
@@ -1487,6 +1573,7 @@ static unsigned long mem_reparent(struct mem_container *mc)
 	if (!moved)
 		return 0;
 	page_counter_cancel(&mc->memory, moved);
+	page_counter_cancel(&mc->memsw, moved);
 	/* The parent is gone too: it moves them further up. */
 	if (to_mc && READ_ONCE(to_mc->dead))
 		mem_kick_zombie(to_mc);
@@ -1531,6 +1618,15 @@ enum {
 	MEM_FAILCNT,
 };
 
+/* Or'ed in: the memory.memsw.* file, of the memory+swap counter. */
+#define MEM_MEMSW	0x100
+
+/* Pages of swap in use in the whole system (the top's swap usage). */
+static unsigned long mem_system_swap(void)
+{
+	return max(total_swap_pages - get_nr_swap_pages(), 0L);
+}
+
 static struct container_file *mem_of_cft(struct kernfs_open_file *of)
 {
 	return of->kn->priv;
@@ -1540,42 +1636,59 @@ static u64 mem_read(struct container_subsys_state *css,
 		    struct container_file *cft)
 {
 	struct mem_container *mc = css_mem(css);
+	bool memsw = cft->private & MEM_MEMSW;
+	struct page_counter *counter = memsw ? &mc->memsw : &mc->memory;
+	unsigned long usage;
 
-	switch (cft->private) {
+	switch (cft->private & ~MEM_MEMSW) {
 	case MEM_USAGE:
+		if (!mem_is_top(mc))
+			return (u64)mem_usage(mc, counter) * PAGE_SIZE;
 		/* As cgroup v1: the top shows what the whole system uses. */
-		if (mem_is_top(mc))
-			return (u64)(global_node_page_state(NR_FILE_PAGES) +
-				     global_node_page_state(NR_ANON_MAPPED)) *
-			       PAGE_SIZE;
-		return (u64)mem_usage(mc) * PAGE_SIZE;
+		usage = global_node_page_state(NR_FILE_PAGES) +
+			global_node_page_state(NR_ANON_MAPPED);
+		if (memsw)
+			usage += mem_system_swap();
+		return (u64)usage * PAGE_SIZE;
 	case MEM_MAX_USAGE:
-		return (u64)READ_ONCE(mc->memory.watermark) * PAGE_SIZE;
+		return (u64)READ_ONCE(counter->watermark) * PAGE_SIZE;
 	case MEM_LIMIT:
-		return (u64)READ_ONCE(mc->memory.max) * PAGE_SIZE;
+		return (u64)READ_ONCE(counter->max) * PAGE_SIZE;
 	case MEM_SOFT_LIMIT:
 		return (u64)READ_ONCE(mc->soft_limit) * PAGE_SIZE;
 	case MEM_FAILCNT:
-		return READ_ONCE(mc->memory.failcnt);
+		return READ_ONCE(counter->failcnt);
 	}
 	return 0;
 }
 
-/* Set the hard limit, reclaiming first when usage is above it. */
-static int mem_set_limit(struct mem_container *mc, unsigned long nr_pages)
+/*
+ * Set the hard limit of memory (@memsw false) or of memory+swap, reclaiming
+ * first when usage is above it.  As in cgroup v1, the memory+swap limit may
+ * not be below the memory limit: a write that would make it so fails.
+ */
+static int mem_set_limit(struct mem_container *mc, unsigned long nr_pages,
+			 bool memsw)
 {
+	struct page_counter *counter = memsw ? &mc->memsw : &mc->memory;
 	int retries = MEM_RECLAIM_RETRIES;
 	unsigned long usage;
 
+	lockdep_assert_held(&mem_limit_mutex);
+	if (memsw ? nr_pages < READ_ONCE(mc->memory.max) :
+		    nr_pages > READ_ONCE(mc->memsw.max))
+		return -EINVAL;
 	for (;;) {
 		mem_drain_stocks(mc);
-		if (!page_counter_set_max(&mc->memory, nr_pages))
+		if (!page_counter_set_max(counter, nr_pages))
 			return 0;
 		if (signal_pending(current))
 			return -EINTR;
-		usage = page_counter_read(&mc->memory);
+		/* Swapping out does not lower memory+swap. */
+		usage = page_counter_read(counter);
 		if (usage > nr_pages &&
-		    mem_reclaim(mc, usage - nr_pages, GFP_KERNEL))
+		    try_to_free_container_pages(&mc->css, usage - nr_pages,
+						GFP_KERNEL, !memsw))
 			continue;
 		if (!retries--)
 			return -EBUSY;
@@ -1620,21 +1733,23 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 {
 	struct mem_container *mc = css_mem(of_subsys_state(of));
 	struct container_file *cft = mem_of_cft(of);
+	bool memsw = cft->private & MEM_MEMSW;
+	struct page_counter *counter = memsw ? &mc->memsw : &mc->memory;
 	unsigned long nr_pages;
 	int ret;
 
 	buf = strstrip(buf);
-	switch (cft->private) {
+	switch (cft->private & ~MEM_MEMSW) {
 	case MEM_LIMIT:
 	case MEM_SOFT_LIMIT:
 		ret = mem_parse_bytes(buf, &nr_pages);
 		if (ret)
 			return ret;
 		mutex_lock(&mem_limit_mutex);
-		if (cft->private == MEM_LIMIT)
-			ret = mem_set_limit(mc, nr_pages);
-		else
+		if (cft->private == MEM_SOFT_LIMIT)
 			WRITE_ONCE(mc->soft_limit, nr_pages);
+		else
+			ret = mem_set_limit(mc, nr_pages, memsw);
 		mutex_unlock(&mem_limit_mutex);
 		mem_oom_wake();
 		break;
@@ -1643,10 +1758,10 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 		/* cgroup v1: only 0 may be written, to reset. */
 		if (strcmp(buf, "0"))
 			return -EINVAL;
-		if (cft->private == MEM_MAX_USAGE)
-			page_counter_reset_watermark(&mc->memory);
+		if ((cft->private & ~MEM_MEMSW) == MEM_MAX_USAGE)
+			page_counter_reset_watermark(counter);
 		else
-			WRITE_ONCE(mc->memory.failcnt, 0);
+			WRITE_ONCE(counter->failcnt, 0);
 		ret = 0;
 		break;
 	default:
@@ -1694,7 +1809,7 @@ static void mem_stat_add(struct mem_container *mc, struct mem_stat *st)
 /* The top container: what the system counts. */
 static void mem_stat_system(struct mem_stat *st)
 {
-	static const enum node_stat_item items[MEM_NR_STATS] = {
+	static const enum node_stat_item items[MEM_SWAP] = {
 		[MEM_CACHE] = NR_FILE_PAGES,
 		[MEM_RSS] = NR_ANON_MAPPED,
 		[MEM_RSS_HUGE] = NR_ANON_THPS,
@@ -1706,8 +1821,9 @@ static void mem_stat_system(struct mem_stat *st)
 	enum lru_list lru;
 	int i;
 
-	for (i = 0; i < MEM_NR_STATS; i++)
+	for (i = 0; i < MEM_SWAP; i++)
 		st->stat[i] = global_node_page_state(items[i]);
+	st->stat[MEM_SWAP] = mem_system_swap();
 	for_each_lru(lru)
 		st->lru[lru] = global_node_page_state(NR_LRU_BASE + lru);
 }
@@ -1730,6 +1846,7 @@ static const char * const mem_stat_names[MEM_NR_STATS] = {
 	[MEM_MAPPED_FILE] = "mapped_file",
 	[MEM_DIRTY] = "dirty",
 	[MEM_WRITEBACK] = "writeback",
+	[MEM_SWAP] = "swap",
 };
 
 static const char * const mem_lru_names[NR_LRU_LISTS] = {
@@ -1747,9 +1864,13 @@ static void mem_stat_print(struct seq_file *sf, const char *prefix,
 	int i;
 
 	/* A count caught while folios move up may dip below zero. */
-	for (i = 0; i < MEM_NR_STATS; i++)
+	for (i = 0; i < MEM_NR_STATS; i++) {
+		/* As in cgroup v1: no swap line without swap accounting. */
+		if (i == MEM_SWAP && !IS_ENABLED(CONFIG_SWAP))
+			continue;
 		seq_printf(sf, "%s%s %lu\n", prefix, mem_stat_names[i],
 			   max(st->stat[i], 0L) * PAGE_SIZE);
+	}
 	for (i = MEM_PGPGIN; i <= MEM_PGPGOUT; i++)
 		seq_printf(sf, "%s%s %lu\n", prefix, mem_event_names[i],
 			   st->events[i]);
@@ -1764,7 +1885,7 @@ static void mem_stat_print(struct seq_file *sf, const char *prefix,
 static int mem_stat_show(struct seq_file *sf, void *v)
 {
 	struct mem_container *mc = css_mem(seq_subsys_state(sf)), *pos;
-	unsigned long limit = PAGE_COUNTER_MAX;
+	unsigned long limit = PAGE_COUNTER_MAX, memsw_limit = PAGE_COUNTER_MAX;
 	struct container_subsys_state *css;
 	struct mem_stat *st;
 	int i;
@@ -1792,12 +1913,17 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 			st[0].lru[i] += st[1].lru[i];
 	}
 	mem_stat_add(mc, &st[0]);
-	for (pos = mc; !mem_is_top(pos); pos = mem_parent(pos))
+	for (pos = mc; !mem_is_top(pos); pos = mem_parent(pos)) {
 		limit = min(limit, READ_ONCE(pos->memory.max));
+		memsw_limit = min(memsw_limit, READ_ONCE(pos->memsw.max));
+	}
 
 	mem_stat_print(sf, "", &st[0]);
 	seq_printf(sf, "hierarchical_memory_limit %llu\n",
 		   (u64)limit * PAGE_SIZE);
+	if (IS_ENABLED(CONFIG_SWAP))
+		seq_printf(sf, "hierarchical_memsw_limit %llu\n",
+			   (u64)memsw_limit * PAGE_SIZE);
 	mem_stat_print(sf, "total_", &st[1]);
 	kfree(st);
 	return 0;
@@ -1835,7 +1961,8 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 	/* Updates that found the folios still ours are done: hand them up. */
 	synchronize_rcu();
 	rcu_read_lock();
-	mem_stat_fold(mc, mem_stat_target(mem_parent(mc)));
+	/* Its swap slots stay charged to it. */
+	mem_stat_fold(mc, mem_stat_target(mem_parent(mc)), MEM_SWAP);
 	rcu_read_unlock();
 out:
 	mutex_unlock(&mem_limit_mutex);
@@ -1971,6 +2098,34 @@ static struct container_file mem_files[] = {
 		.seq_show = mem_oom_control_show,
 		.write_u64 = mem_oom_control_write,
 	},
+#ifdef CONFIG_SWAP
+	{
+		.name = "memsw.usage_in_bytes",
+		.read_u64 = mem_read,
+		.private = MEM_MEMSW | MEM_USAGE,
+	},
+	{
+		.name = "memsw.max_usage_in_bytes",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.write = mem_write,
+		.private = MEM_MEMSW | MEM_MAX_USAGE,
+	},
+	{
+		.name = "memsw.limit_in_bytes",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.write = mem_write,
+		.private = MEM_MEMSW | MEM_LIMIT,
+	},
+	{
+		.name = "memsw.failcnt",
+		.flags = CONTAINER_FILE_NOT_ON_ROOT,
+		.read_u64 = mem_read,
+		.write = mem_write,
+		.private = MEM_MEMSW | MEM_FAILCNT,
+	},
+#endif
 	{ }	/* terminator */
 };
 
@@ -2001,8 +2156,10 @@ static void mem_free_work(struct work_struct *work)
 	if (!mem_is_top(parent))
 		percpu_ref_put(&parent->ref);
 	static_branch_dec(&container_mem_charging);
-	/* Swap entries may still record it: see mem_id_put(). */
-	mem_id_put(mc, 1);
+	/* No swap slot records it (each holds a reference): let the id go. */
+	xa_erase_irq(&mem_ids, mc->id);
+	/* Lookups by id hold the RCU read lock. */
+	call_rcu(&mc->rcu, mem_free_struct);
 }
 
 static void mem_ref_release(struct percpu_ref *ref)
@@ -2030,6 +2187,9 @@ static int mem_state_init(struct mem_container *mc,
 	/* The top is not charged: its children's counters have no parent. */
 	page_counter_init(&mc->memory,
 			  parent && !mem_is_top(parent) ? &parent->memory : NULL,
+			  false);
+	page_counter_init(&mc->memsw,
+			  parent && !mem_is_top(parent) ? &parent->memsw : NULL,
 			  false);
 	mc->soft_limit = PAGE_COUNTER_MAX;
 	if (!parent)
@@ -2089,7 +2249,6 @@ mem_create(struct container_subsys_state *parent_css)
 		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 	}
 	mc->id = id;
-	refcount_set(&mc->id_ref, 1);
 	if (mem_state_init(mc, parent)) {
 		xa_erase_irq(&mem_ids, id);
 		kmem_cache_free(mem_cachep, mc);
@@ -2115,7 +2274,7 @@ static void mem_dead_rcu(struct rcu_head *rcu)
 	struct mem_container *mc = container_of(rcu, struct mem_container, rcu);
 
 	rcu_read_lock();
-	mem_stat_fold(mc, mem_stat_target(mc));
+	mem_stat_fold(mc, mem_stat_target(mc), MEM_NR_STATS);
 	rcu_read_unlock();
 	if (page_counter_read(&mc->memory))
 		queue_delayed_work(system_wq, &mc->zombie_work,

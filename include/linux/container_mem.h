@@ -47,7 +47,7 @@ int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
 void __container_mem_uncharge(struct folio *folio);
 int __container_mem_swapin_charge(struct folio *folio, struct mm_struct *mm,
 				  gfp_t gfp, swp_entry_t entry);
-int __container_mem_swap_record(struct folio *folio, swp_entry_t entry);
+void __container_mem_swapout(struct folio *folio, swp_entry_t entry);
 void __container_mem_swap_free(swp_entry_t entry, unsigned int nr);
 /* On once a swap entry may record its owner. */
 DECLARE_STATIC_KEY_FALSE(container_mem_swap_owned);
@@ -179,16 +179,21 @@ static inline int container_mem_swapin_charge(struct folio *folio,
 	return __container_mem_swapin_charge(folio, mm, gfp, entry);
 }
 
-/* @folio gets swap slots from @entry on: record its owner there. */
-static inline int container_mem_swap_record(struct folio *folio,
-					    swp_entry_t entry)
+/*
+ * @folio leaves the swap cache, its data in the slots from @entry on: its
+ * memory charge goes, its memory+swap charge stays with the slots.
+ */
+static inline void container_mem_swapout(struct folio *folio,
+					 swp_entry_t entry)
 {
 	if (container_mem_charged(folio))
-		return __container_mem_swap_record(folio, entry);
-	return 0;
+		__container_mem_swapout(folio, entry);
 }
 
-/* @nr swap slots from @entry on are freed. */
+/*
+ * @nr swap slots from @entry on are freed, or their data is charged again
+ * in a folio read back: they give up their memory+swap charge.
+ */
 static inline void container_mem_swap_free(swp_entry_t entry, unsigned int nr)
 {
 	if (static_branch_unlikely(&container_mem_swap_owned))
@@ -307,10 +312,9 @@ static inline int container_mem_swapin_charge(struct folio *folio,
 	return 0;
 }
 
-static inline int container_mem_swap_record(struct folio *folio,
-					    swp_entry_t entry)
+static inline void container_mem_swapout(struct folio *folio,
+					 swp_entry_t entry)
 {
-	return 0;
 }
 
 static inline void container_mem_swap_free(swp_entry_t entry, unsigned int nr)

@@ -305,6 +305,11 @@ static long usage(const char *cont)
 	return cn_read_long_in(cont, "memory.usage_in_bytes");
 }
 
+static long memsw_usage(const char *cont)
+{
+	return cn_read_long_in(cont, "memory.memsw.usage_in_bytes");
+}
+
 /*
  * The usage of an empty container once freed pages that per-CPU LRU
  * batches still hold are let go (force_empty drains them).  A charge
@@ -1747,6 +1752,9 @@ TEST_F_TIMEOUT(memswap, swapoff_charges_the_owner, 300)
 	       u / 1024, rss_bytes(w.pid) / 1024);
 	EXPECT_GE(u, 44 * MB);
 	EXPECT_GE(u + 4 * MB, rss_bytes(w.pid));
+	/* Nothing is in swap any more: memory+swap is memory. */
+	EXPECT_EQ(0, cn_stat_value(c, "swap"));
+	EXPECT_LE(labs(memsw_usage(c) - usage(c)), 256 * 1024);
 	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
 	worker_stop(&w);
 	EXPECT_EQ(0, settled_usage(c));
@@ -1833,6 +1841,233 @@ TEST_F_TIMEOUT(memswap, full_swap_records_no_owner, 300)
 	EXPECT_EQ(0, cn_run(path));
 	snprintf(path, sizeof(path), "%ld", id);
 	EXPECT_EQ(0, cn_write("/sys/class/zram-control/hot_remove", path));
+}
+
+/*
+ * memory.memsw.*, as in cgroup v1: memory and swap together, with a limit
+ * that may not be below memory.limit_in_bytes (nor the memory limit above
+ * it); a write that would break that fails with EINVAL and changes nothing.
+ */
+TEST_F(memswap, memsw_files_and_limits)
+{
+	static const char * const bad[] = { "x", "", "1x", "-2", "1 2" };
+	char c[CN_PATH_LEN], d[CN_PATH_LEN];
+	unsigned int i;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(d, sizeof(d), self->root, "c/d");
+	ASSERT_EQ(0, cn_mkdir(c));
+	EXPECT_EQ(0, memsw_usage(c));
+	EXPECT_EQ(0, cn_read_long_in(c, "memory.memsw.max_usage_in_bytes"));
+	EXPECT_EQ(0, cn_read_long_in(c, "memory.memsw.failcnt"));
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(c, "memory.memsw.limit_in_bytes"));
+	EXPECT_EQ(UNLIMITED, cn_stat_value(c, "hierarchical_memsw_limit"));
+	EXPECT_EQ(0, cn_stat_value(c, "swap"));
+	EXPECT_EQ(0, cn_stat_value(c, "total_swap"));
+
+	/* Below the memory limit (unlimited): refused. */
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.memsw.limit_in_bytes", "8M"));
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(c, "memory.memsw.limit_in_bytes"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.memsw.limit_in_bytes", "32M"));
+	EXPECT_EQ(32 * MB, cn_read_long_in(c, "memory.memsw.limit_in_bytes"));
+	/* Equal is allowed; the memory limit may not go above it. */
+	EXPECT_EQ(0, cn_write_in(c, "memory.memsw.limit_in_bytes", "16M"));
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.limit_in_bytes", "17M"));
+	EXPECT_EQ(16 * MB, cn_read_long_in(c, "memory.limit_in_bytes"));
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.memsw.limit_in_bytes",
+				       "15M"));
+	EXPECT_EQ(16 * MB, cn_read_long_in(c, "memory.memsw.limit_in_bytes"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.memsw.limit_in_bytes", "32m"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.memsw.limit_in_bytes",
+					       bad[i]))
+			TH_LOG("'%s'", bad[i]);
+	}
+	EXPECT_EQ(32 * MB, cn_read_long_in(c, "memory.memsw.limit_in_bytes"));
+	/* Only 0 resets the peak and failcnt. */
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.memsw.failcnt", "1"));
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.memsw.max_usage_in_bytes",
+				       "5"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.memsw.failcnt", "0"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.memsw.max_usage_in_bytes", "0"));
+	EXPECT_EQ(-EACCES, cn_write_in(c, "memory.memsw.usage_in_bytes", "0"));
+
+	/* A child sees the lowest limit above it. */
+	ASSERT_EQ(0, cn_mkdir(d));
+	EXPECT_EQ(32 * MB, cn_stat_value(d, "hierarchical_memsw_limit"));
+	EXPECT_EQ(16 * MB, cn_stat_value(d, "hierarchical_memory_limit"));
+	/* Lifting both: memsw first, or the memory limit would be above it. */
+	EXPECT_EQ(-EINVAL, cn_write_in(c, "memory.limit_in_bytes", "-1"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.memsw.limit_in_bytes", "-1"));
+	EXPECT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "-1"));
+
+	/* The top: the system's memory and swap; no limit file. */
+	EXPECT_FALSE(cn_exists_in(self->root, "memory.memsw.limit_in_bytes"));
+	EXPECT_FALSE(cn_exists_in(self->root, "memory.memsw.failcnt"));
+	EXPECT_GE(memsw_usage(self->root), usage(self->root));
+}
+
+/*
+ * What reclaim pushes out to swap stays charged to memory+swap, and shows
+ * as swap in memory.stat; read back, it is charged to memory again and
+ * the swap line goes down: memsw is memory plus swap, never both.
+ */
+TEST_F_TIMEOUT(memswap, memsw_counts_memory_and_swap, 300)
+{
+	long u, m, sw, top_sw, sys_sw;
+	char c[CN_PATH_LEN];
+	struct worker w;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
+	u = usage(c);
+	m = memsw_usage(c);
+	TH_LOG("48 MiB resident: usage %ld kB, memsw %ld kB", u / 1024, m / 1024);
+	EXPECT_GE(u, 48 * MB);
+	EXPECT_EQ(u, m);
+	EXPECT_EQ(0, cn_stat_value(c, "swap"));
+
+	/* Push most of it out to swap. */
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	u = usage(c);
+	m = memsw_usage(c);
+	sw = cn_stat_value(c, "swap");
+	TH_LOG("limit 16 MiB: usage %ld kB, memsw %ld kB, swap %ld kB",
+	       u / 1024, m / 1024, sw / 1024);
+	EXPECT_LE(u, 16 * MB);
+	EXPECT_GE(m, 48 * MB);
+	EXPECT_GE(sw, 32 * MB);
+	/* Swap-cache pages count once, as memory (reads a moment apart). */
+	EXPECT_LE(labs(m - (u + sw)), 256 * 1024);
+	EXPECT_EQ(sw, cn_stat_value(c, "total_swap"));
+	/* The top shows the system's swap, of which c's is part. */
+	top_sw = cn_stat_value(self->root, "total_swap");
+	sys_sw = (meminfo("SwapTotal") - meminfo("SwapFree"));
+	TH_LOG("top total_swap %ld kB, meminfo %ld kB", top_sw / 1024,
+	       sys_sw / 1024);
+	EXPECT_GE(top_sw, sw);
+	EXPECT_LT(labs(top_sw - sys_sw), 2 * MB);
+	EXPECT_GE(memsw_usage(self->root), usage(self->root) + sw);
+
+	/* Read back: charged as memory again, no longer as swap. */
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "-1"));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	u = usage(c);
+	m = memsw_usage(c);
+	sw = cn_stat_value(c, "swap");
+	TH_LOG("read back: usage %ld kB, memsw %ld kB, swap %ld kB",
+	       u / 1024, m / 1024, sw / 1024);
+	EXPECT_GE(u, 48 * MB);
+	/* Pages of the worker it did not touch again may stay out. */
+	EXPECT_LE(sw, 256 * 1024);
+	EXPECT_LE(labs(m - (u + sw)), 256 * 1024);
+	EXPECT_GE(cn_read_long_in(c, "memory.memsw.max_usage_in_bytes"),
+		  48 * MB);
+
+	/*
+	 * Freed: nothing stays charged, swapped out or not, once the slots
+	 * waiting in the per-CPU swap slot caches are let go (swapoff).
+	 */
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	worker_stop(&w);
+	TH_LOG("worker gone: memsw %ld kB, swap %ld kB", memsw_usage(c) / 1024,
+	       cn_stat_value(c, "swap") / 1024);
+	EXPECT_LE(cn_stat_value(c, "swap"), 1 * MB);
+	ASSERT_EQ(0, cn_run("swapoff /dev/zram0"));
+	EXPECT_EQ(0, settled_usage(c));
+	EXPECT_EQ(0, memsw_usage(c));
+	EXPECT_EQ(0, cn_stat_value(c, "swap"));
+}
+
+/*
+ * With memory+swap limited, swapping does not make room: a task that needs
+ * more than the memsw limit is OOM-killed although swap is free, and the
+ * memsw counter never goes over its limit.  Under a memsw limit above
+ * what it needs, the same task swaps and lives.
+ */
+TEST_F_TIMEOUT(memswap, memsw_limit_kills_instead_of_swapping, 300)
+{
+	char c[CN_PATH_LEN], d[CN_PATH_LEN];
+	struct worker w;
+	int status;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(d, sizeof(d), self->root, "d");
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.memsw.limit_in_bytes", "24M"));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	EXPECT_EQ(-1, worker_do(&w, W_ANON_TOUCH, 48, NULL));
+	status = worker_wait(&w);
+	TH_LOG("48 MiB, memory 16 MiB, memsw 24 MiB: oom_kill %ld, memsw failcnt %ld, peak %ld kB",
+	       cn_stat_value(c, "oom_kill"),
+	       cn_read_long_in(c, "memory.memsw.failcnt"),
+	       cn_read_long_in(c, "memory.memsw.max_usage_in_bytes") / 1024);
+	EXPECT_EQ(SIGKILL, WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+		TH_LOG("wait status %#x", status);
+	EXPECT_EQ(1, cn_stat_value(c, "oom_kill"));
+	EXPECT_GE(cn_read_long_in(c, "memory.memsw.failcnt"), 1);
+	EXPECT_LE(cn_read_long_in(c, "memory.memsw.max_usage_in_bytes"),
+		  24 * MB);
+	EXPECT_EQ(0, settled_usage(c));
+	EXPECT_EQ(0, memsw_usage(c));
+
+	ASSERT_EQ(0, cn_mkdir(d));
+	ASSERT_EQ(0, cn_write_in(d, "memory.limit_in_bytes", "16M"));
+	ASSERT_EQ(0, cn_write_in(d, "memory.memsw.limit_in_bytes", "64M"));
+	ASSERT_EQ(0, worker_start(&w, d, self->file));
+	EXPECT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
+	EXPECT_EQ(0, cn_stat_value(d, "oom_kill"));
+	EXPECT_GE(cn_stat_value(d, "swap"), 30 * MB);
+	EXPECT_LE(memsw_usage(d), 64 * MB);
+	worker_stop(&w);
+}
+
+/*
+ * Swap charged to a container that is removed stays charged to memory+swap
+ * above it (the parent's memsw counts it, and its swap line once the
+ * counts are folded) until the pages are read back or freed.
+ */
+TEST_F_TIMEOUT(memswap, memsw_swap_of_removed_child_stays_in_parent, 300)
+{
+	char p[CN_PATH_LEN], c[CN_PATH_LEN];
+	struct worker w;
+	long sw;
+
+	cn_path(p, sizeof(p), self->root, "p");
+	cn_path(c, sizeof(c), self->root, "p/c");
+	ASSERT_EQ(0, cn_mkdir(p));
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 48, NULL));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "16M"));
+	sw = cn_stat_value(c, "swap");
+	EXPECT_GE(sw, 32 * MB);
+	EXPECT_EQ(sw, cn_stat_value(p, "total_swap"));
+	EXPECT_EQ(0, cn_stat_value(p, "swap"));
+	ASSERT_EQ(0, worker_do(&w, W_MOVE, 0, p));
+	ASSERT_EQ(0, cn_rmdir(c));
+	TH_LOG("c swapped %ld kB; after rmdir p: swap %ld kB, memsw %ld kB, usage %ld kB",
+	       sw / 1024, stat_settles(p, "swap", sw) / 1024,
+	       memsw_usage(p) / 1024, usage(p) / 1024);
+	EXPECT_EQ(sw, stat_settles(p, "swap", sw));
+	EXPECT_GE(memsw_usage(p), usage(p) + sw);
+	/* Read back (charged to p, the reader): p's swap goes. */
+	ASSERT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	sw = cn_stat_value(p, "swap");
+	EXPECT_LE(sw, 256 * 1024);
+	EXPECT_LE(labs(memsw_usage(p) - (usage(p) + sw)), 256 * 1024);
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	worker_stop(&w);
+	/* Freed slots may wait in per-CPU caches: swapoff lets them go. */
+	ASSERT_EQ(0, cn_run("swapoff /dev/zram0"));
+	EXPECT_EQ(0, settled_usage(p));
+	EXPECT_EQ(0, memsw_usage(p));
+	EXPECT_EQ(0, cn_stat_value(p, "swap"));
 }
 
 /* The same with the limit in force: swapoff may not take it over. */
