@@ -15,10 +15,10 @@
  *
  * Usage, limit, peak and failcnt are a page_counter per container, charged
  * hierarchically: a charge counts against every ancestor below the top.  A
- * charge stays with the container that made it when the task moves.  Each
- * CPU keeps a small stock of pages charged ahead to one container (struct
- * mem_stock), so that most charges and uncharges touch only that CPU's
- * data, not the counters of every ancestor.
+ * charge stays with the container that made it when the task moves (but
+ * see Moving, below).  Each CPU keeps a small stock of pages charged ahead
+ * to one container (struct mem_stock), so that most charges and uncharges
+ * touch only that CPU's data, not the counters of every ancestor.
  *
  * LRU lists.  A charged folio records its owner in struct page, in the word
  * memory cgroups use for the same (folio->container_mem; struct page does
@@ -58,6 +58,13 @@
  * so the victim is chosen among the subtree's threads, and killed and
  * reaped, as by the kernel's OOM killer, but never outside the subtree.
  *
+ * Moving.  With memory.move_charge_at_immigrate set in the container a
+ * process moves into, the charges of the pages it maps (and of the swap
+ * slots of its anonymous memory) that its old container holds move with
+ * it, as in cgroup v1: after the move, from the page tables, for folios
+ * that cannot change their counts meanwhile (mapped only there, locked,
+ * off the LRU lists, clean).
+ *
  * Swap.  As in cgroup v1, a second page_counter per container (memsw)
  * counts memory and swap together: a charge counts against both, and
  * when reclaim takes a charged folio out of the swap cache, its memory
@@ -93,6 +100,7 @@
 
 #define pr_fmt(fmt) "container_mem: " fmt
 
+#include <linux/backing-dev.h>
 #include <linux/container_mem.h>
 #include <linux/containers.h>
 #include <linux/cpu.h>
@@ -106,6 +114,7 @@
 #include <linux/oom.h>
 #include <linux/page_counter.h>
 #include <linux/pagevec.h>
+#include <linux/pagewalk.h>
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
 #include <linux/resume_user_mode.h>
@@ -116,6 +125,7 @@
 #include <linux/smp.h>
 #include <linux/swap.h>
 #include <linux/swap_cgroup.h>
+#include <linux/swapops.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -181,6 +191,7 @@ struct mem_percpu {
  * @throttle: current throttling delay in jiffies, 0 when not throttling
  * @swappiness: memory.swappiness (the top's is vm_swappiness)
  * @oom_kill_disable: memory.oom_control: tasks wait instead of an OOM kill
+ * @move_charge: memory.move_charge_at_immigrate (MEM_MOVE_*)
  * @under_oom: tasks waiting for room under this container's hard limit
  * @dead: removed: its statistics go to the parent from now on
  * @zombie_work: moves up the folios that come back to a removed container
@@ -205,6 +216,7 @@ struct mem_container {
 	unsigned long throttle;
 	int swappiness;
 	bool oom_kill_disable;
+	unsigned int move_charge;
 	atomic_t under_oom;
 	bool dead;
 	struct delayed_work zombie_work;
@@ -1484,6 +1496,352 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 }
 
 /*
+ * Moving charges with a task: memory.move_charge_at_immigrate.
+ */
+
+#define MEM_MOVE_ANON	0x1U	/* anonymous pages, and their swap slots */
+#define MEM_MOVE_FILE	0x2U	/* page cache and shmem pages mapped */
+#define MEM_MOVE_MASK	(MEM_MOVE_ANON | MEM_MOVE_FILE)
+
+/**
+ * struct mem_move - the charges of one mm to move after an attach
+ * @node: in mem_moves
+ * @mm: the mm, with a reference (mmget)
+ * @from: its owner's old container, pinned
+ * @to: the new one, pinned (NULL: the top, where pages are not charged)
+ * @flags: MEM_MOVE_* of @to when the owner moved in
+ * @precharge: pages charged to @to ahead, by reclaim outside the walk
+ * @need: pages the walk found no room for under @to's limits
+ * @resume: where the walk goes on once they are found
+ */
+struct mem_move {
+	struct list_head node;
+	struct mm_struct *mm;
+	struct mem_container *from;
+	struct mem_container *to;
+	unsigned int flags;
+	unsigned long precharge;
+	unsigned long need;
+	unsigned long resume;
+};
+
+/* Moves queued by mem_attach() for mem_post_attach(). */
+static LIST_HEAD(mem_moves);
+static DEFINE_SPINLOCK(mem_moves_lock);
+
+/* Add @val pages to item @item of @mc (or its heir; the top keeps none). */
+static void mem_stat_mod(struct mem_container *mc, enum mem_stat_item item,
+			 long val)
+{
+	rcu_read_lock();
+	mc = mc ? mem_stat_target(mc) : NULL;
+	if (mc)
+		this_cpu_add(mc->pcpu->stat[item], val);
+	rcu_read_unlock();
+}
+
+/* Take @nr pages of room under @mv->to's limits, without sleeping. */
+static bool mem_move_charge_to(struct mem_move *mv, unsigned int nr)
+{
+	bool may_swap;
+
+	if (!mv->to)
+		return true;
+	if (mv->precharge >= nr) {
+		mv->precharge -= nr;
+		return true;
+	}
+	if (!mem_counters_charge(mv->to, nr, &may_swap))
+		return true;
+	mv->need = nr;
+	return false;
+}
+
+/*
+ * Move @folio, mapped at @pmd_mapped or by one PTE of @mv->mm (whose page
+ * table lock is held), from @mv->from to @mv->to, if it is @mv->from's and
+ * nothing can change its counts meanwhile: mapped only there (no other
+ * mapping can come or go while it is locked and the lock is held), not
+ * under writeback, not dirty where dirty pages are counted, and taken
+ * off its LRU list (so its lruvec changes with its owner).
+ * Return -ENOSPC when @mv->to has no room for it without reclaim.
+ */
+static int mem_move_folio(struct mem_move *mv, struct folio *folio,
+			  bool pmd_mapped)
+{
+	long nr = folio_nr_pages(folio);
+	bool anon = folio_test_anon(folio);
+	struct mem_container *to = mv->to;
+	int ret = 0;
+
+	if (!(mv->flags & (anon ? MEM_MOVE_ANON : MEM_MOVE_FILE)))
+		return 0;
+	if (READ_ONCE(folio->container_mem) != mem_word(mv->from))
+		return 0;
+	if (folio_mapcount(folio) != 1 ||
+	    (folio_test_large(folio) && !pmd_mapped))
+		return 0;
+	if (!folio_trylock(folio))
+		return 0;
+	if (folio_test_writeback(folio) ||
+	    (!anon && (!folio->mapping ||
+		       (folio_test_dirty(folio) &&
+			mapping_can_writeback(folio->mapping)))))
+		goto unlock;
+	if (!mem_move_charge_to(mv, nr)) {
+		ret = -ENOSPC;
+		goto unlock;
+	}
+	/* Off the list, only a folio's isolator changes its owner. */
+	if (!folio_isolate_lru(folio)) {
+		if (to)
+			mv->precharge += nr;
+		goto unlock;
+	}
+	/* @mv->from was removed meanwhile, and the folio moved up. */
+	if (READ_ONCE(folio->container_mem) != mem_word(mv->from)) {
+		if (to)
+			mv->precharge += nr;
+		folio_putback_lru(folio);
+		goto unlock;
+	}
+
+	/* Its counts go with it: see mem_stat_item() for what they are. */
+	if (anon) {
+		mem_stat_mod(mv->from, MEM_RSS, -nr);
+		mem_stat_mod(to, MEM_RSS, nr);
+		if (pmd_mapped) {
+			mem_stat_mod(mv->from, MEM_RSS_HUGE, -nr);
+			mem_stat_mod(to, MEM_RSS_HUGE, nr);
+		}
+	} else {
+		mem_stat_mod(mv->from, MEM_CACHE, -nr);
+		mem_stat_mod(to, MEM_CACHE, nr);
+		mem_stat_mod(mv->from, MEM_MAPPED_FILE, -nr);
+		mem_stat_mod(to, MEM_MAPPED_FILE, nr);
+		if (folio_test_swapbacked(folio)) {
+			mem_stat_mod(mv->from, MEM_SHMEM, -nr);
+			mem_stat_mod(to, MEM_SHMEM, nr);
+		}
+	}
+	if (to)
+		percpu_ref_get_many(&to->ref, nr);
+	WRITE_ONCE(folio->container_mem, to ? mem_word(to) : 0);
+	mem_cancel_charge(mv->from, nr);
+	mem_event(mv->from, MEM_PGPGOUT, 1);
+	if (to)
+		mem_event(to, MEM_PGPGIN, 1);
+	/* @mv holds a reference on @mv->from. */
+	percpu_ref_put_many(&mv->from->ref, nr);
+	folio_putback_lru(folio);
+unlock:
+	folio_unlock(folio);
+	return ret;
+}
+
+/*
+ * Move the charge of swap slot @entry, recorded by @mv->from, to @mv->to:
+ * it holds memory+swap there from now on.  The slot's page table lock is
+ * held, so it is not freed meanwhile; a swap-in racing with the move
+ * gives up the charge of whichever container the slot records.
+ */
+static void mem_move_swap(struct mem_move *mv, swp_entry_t entry)
+{
+	struct mem_container *to = mv->to;
+	struct page_counter *fail;
+
+	if (!IS_ENABLED(CONFIG_SWAP) || !(mv->flags & MEM_MOVE_ANON) ||
+	    lookup_swap_cgroup_id(entry) != mv->from->id)
+		return;
+	/* No room: it stays (reclaim cannot lower memory+swap). */
+	if (to && !page_counter_try_charge(&to->memsw, 1, &fail))
+		return;
+	if (swap_cgroup_cmpxchg(entry, mv->from->id, to ? to->id : 0) !=
+	    mv->from->id) {
+		if (to)
+			page_counter_uncharge(&to->memsw, 1);
+		return;
+	}
+	if (to) {
+		percpu_ref_get(&to->ref);
+		mem_stat_mod(to, MEM_SWAP, 1);
+	}
+	page_counter_uncharge(&mv->from->memsw, 1);
+	mem_stat_mod(mv->from, MEM_SWAP, -1);
+	percpu_ref_put(&mv->from->ref);
+}
+
+static int mem_move_pmd_range(pmd_t *pmd, unsigned long addr,
+			      unsigned long end, struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	struct mem_move *mv = walk->private;
+	struct folio *folio;
+	spinlock_t *ptl;	/* the page table's lock */
+	pte_t *pte, *start;
+	int ret = 0;
+
+	/* No room for a folio here: the walk goes on from this table. */
+	mv->resume = addr;
+	ptl = pmd_trans_huge_lock(pmd, vma);
+	if (ptl) {
+		folio = NULL;
+		if (pmd_present(*pmd) && !is_huge_zero_pmd(*pmd))
+			folio = vm_normal_folio_pmd(vma, addr, *pmd);
+		if (folio)
+			ret = mem_move_folio(mv, folio, true);
+		spin_unlock(ptl);
+		return ret;
+	}
+	start = pte_offset_map_lock(vma->vm_mm, pmd, addr, &ptl);
+	pte = start;
+	if (!pte) {
+		walk->action = ACTION_AGAIN;
+		return 0;
+	}
+	for (; addr != end; pte++, addr += PAGE_SIZE) {
+		pte_t ptent = ptep_get(pte);
+
+		if (pte_present(ptent)) {
+			folio = vm_normal_folio(vma, addr, ptent);
+			if (folio)
+				ret = mem_move_folio(mv, folio, false);
+			if (ret)
+				break;
+		} else if (is_swap_pte(ptent)) {
+			swp_entry_t entry = pte_to_swp_entry(ptent);
+
+			if (!non_swap_entry(entry))
+				mem_move_swap(mv, entry);
+		}
+	}
+	pte_unmap_unlock(start, ptl);
+	cond_resched();
+	return ret;
+}
+
+static const struct mm_walk_ops mem_move_walk_ops = {
+	.pmd_entry = mem_move_pmd_range,
+	.walk_lock = PGWALK_RDLOCK,
+};
+
+/*
+ * Walk @mv->mm and move what it maps of @mv->from's to @mv->to.  When @to
+ * has no room, reclaim there (outside the walk, with no lock held) for
+ * what is missing, without an OOM kill, and go on; when that fails, what
+ * is left stays charged to @mv->from.
+ */
+static void mem_move_charges(struct mem_move *mv)
+{
+	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY;
+	unsigned int ahead;
+	int ret;
+
+	/* Nothing moves into a container being removed meanwhile. */
+	if (mv->to && !percpu_ref_tryget_live(&mv->to->ref))
+		return;
+	/* Folios in per-CPU LRU batches cannot be taken off a list. */
+	lru_add_drain_all();
+	for (;;) {
+		if (mmap_read_lock_killable(mv->mm))
+			break;
+		/* What lies before @mv->resume was walked already. */
+		ret = walk_page_range(mv->mm, mv->resume, ULONG_MAX,
+				      &mem_move_walk_ops, mv);
+		mmap_read_unlock(mv->mm);
+		if (ret != -ENOSPC || fatal_signal_pending(current))
+			break;
+		/* Room for a batch, or at least for the folio that needs it. */
+		ahead = max_t(unsigned long, mv->need, MEM_CHARGE_BATCH);
+		if (mem_try_charge(mv->to, ahead, gfp)) {
+			ahead = mv->need;
+			if (mem_try_charge(mv->to, ahead, gfp))
+				break;
+		}
+		mv->precharge += ahead;
+	}
+	if (mv->precharge)
+		mem_cancel_charge(mv->to, mv->precharge);
+	if (mv->to)
+		percpu_ref_put(&mv->to->ref);
+	mem_oom_wake();
+}
+
+/*
+ * The owner of an mm moved into @css from @old_css: queue the move of its
+ * charges for mem_post_attach(), which runs without the container locks.
+ */
+static void mem_attach(struct container_subsys_state *css,
+		       struct container_subsys_state *old_css,
+		       struct task_struct *task)
+{
+	struct mem_container *to = css_mem(css), *from = css_mem(old_css);
+	unsigned int flags = READ_ONCE(to->move_charge);
+	struct mem_move *mv;
+	struct mm_struct *mm;
+
+	if (!flags || to == from || mem_is_top(from))
+		return;
+	mm = get_task_mm(task);
+	if (!mm)
+		return;
+	/* As in cgroup v1: only with the task the mm is charged for. */
+	if (rcu_access_pointer(mm->owner) != task) {
+		mmput(mm);
+		return;
+	}
+	mv = kzalloc(sizeof(*mv), GFP_KERNEL);
+	if (!mv) {
+		mmput(mm);
+		return;
+	}
+	mv->mm = mm;
+	mv->from = from;
+	mv->to = mem_is_top(to) ? NULL : to;
+	mv->flags = flags;
+	percpu_ref_get(&from->ref);
+	if (mv->to)
+		percpu_ref_get(&to->ref);
+	spin_lock(&mem_moves_lock);
+	list_add_tail(&mv->node, &mem_moves);
+	spin_unlock(&mem_moves_lock);
+}
+
+/* The write that moved tasks is done: move their charges now. */
+static void mem_post_attach(void)
+{
+	struct mem_move *mv, *tmp;
+	LIST_HEAD(moves);
+
+	spin_lock(&mem_moves_lock);
+	list_splice_init(&mem_moves, &moves);
+	spin_unlock(&mem_moves_lock);
+	list_for_each_entry_safe(mv, tmp, &moves, node) {
+		mem_move_charges(mv);
+		mmput(mv->mm);
+		if (mv->to)
+			percpu_ref_put(&mv->to->ref);
+		percpu_ref_put(&mv->from->ref);
+		kfree(mv);
+	}
+}
+
+static u64 mem_read_move_charge(struct container_subsys_state *css,
+				struct container_file *cft)
+{
+	return READ_ONCE(css_mem(css)->move_charge);
+}
+
+static int mem_write_move_charge(struct container_subsys_state *css,
+				 struct container_file *cft, u64 val)
+{
+	if (val & ~(u64)MEM_MOVE_MASK)
+		return -EINVAL;
+	WRITE_ONCE(css_mem(css)->move_charge, val);
+	return 0;
+}
+
+/*
  * Removal.
  */
 
@@ -2094,6 +2452,11 @@ static struct container_file mem_files[] = {
 		.write_u64 = mem_write_swappiness,
 	},
 	{
+		.name = "move_charge_at_immigrate",
+		.read_u64 = mem_read_move_charge,
+		.write_u64 = mem_write_move_charge,
+	},
+	{
 		.name = "oom_control",
 		.seq_show = mem_oom_control_show,
 		.write_u64 = mem_oom_control_write,
@@ -2325,5 +2688,7 @@ struct container_subsys mem_subsys = {
 	.name = "memory",
 	.create = mem_create,
 	.destroy = mem_destroy,
+	.attach = mem_attach,
+	.post_attach = mem_post_attach,
 	.files = mem_files,
 };

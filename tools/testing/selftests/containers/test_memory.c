@@ -60,6 +60,8 @@ enum {
 	W_PAGES = 'g',		/* touch <arg> more pages, kept until exit */
 	W_MAP_READ = 'M',	/* map <arg> MiB of the file <path>, read them */
 	W_UNMAP = 'u',		/* unmap it */
+	W_SHM_TOUCH = 's',	/* map <arg> MiB of shared anonymous memory
+				 * (shmem), write 2 to each page */
 	W_EXIT = 'x',
 };
 
@@ -71,8 +73,8 @@ struct wcmd {
 
 static void worker_loop(int cmd, int ack, const char *file)
 {
-	char *anon = NULL, *map = NULL;
-	size_t anon_len = 0, map_len = 0;
+	char *anon = NULL, *map = NULL, *shm = NULL;
+	size_t anon_len = 0, map_len = 0, shm_len = 0;
 	int fd = -1;
 	struct wcmd c;
 
@@ -103,6 +105,23 @@ static void worker_loop(int cmd, int ack, const char *file)
 					break;
 			if (!anon || i < (long)anon_len)
 				ok = 1;
+			for (i = 0; shm && i < (long)shm_len; i += 4096)
+				if (shm[i] != 2)
+					break;
+			if (shm && i < (long)shm_len)
+				ok = 1;
+			break;
+		case W_SHM_TOUCH:
+			shm_len = c.arg * MB;
+			shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (shm == MAP_FAILED) {
+				shm = NULL;
+				ok = 1;
+				break;
+			}
+			for (i = 0; i < (long)shm_len; i += 4096)
+				shm[i] = 2;
 			break;
 		case W_MLOCK:
 			if (!anon || mlock(anon, anon_len))
@@ -290,6 +309,8 @@ FIXTURE_SETUP(mem)
 	cn_cleanup_stale();
 	cn_env_init(&self->env);
 	ASSERT_EQ(0, cn_env_mount_retry(&self->env, "memory", &self->root));
+	/* The top's setting outlives the mount: a failed test may leave it. */
+	cn_write_in(self->root, "memory.move_charge_at_immigrate", "0");
 	tmp = cn_env_tmpdir(&self->env);
 	ASSERT_NE(NULL, tmp);
 	snprintf(self->file, sizeof(self->file), "%s/data", tmp);
@@ -1637,6 +1658,197 @@ TEST_F_TIMEOUT(mem, top_stat_is_the_system_stat, 60)
 	ASSERT_EQ(0, unlink(self->file));
 }
 
+/*
+ * memory.move_charge_at_immigrate, as in cgroup v1: a bit mask of 1
+ * (anonymous pages and their swap) and 2 (file and shmem pages mapped);
+ * anything else is EINVAL and changes nothing; a new container starts
+ * with 0 whatever its parent's.
+ */
+TEST_F(mem, move_charge_values)
+{
+	static const char * const bad[] = { "4", "-1", "x", "", "1 1", "7" };
+	char a[CN_PATH_LEN], d[CN_PATH_LEN], v[4];
+	unsigned int i;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(d, sizeof(d), self->root, "a/d");
+	ASSERT_EQ(0, cn_mkdir(a));
+	EXPECT_EQ(0, cn_read_long_in(a, "memory.move_charge_at_immigrate"));
+	for (i = 0; i <= 3; i++) {
+		snprintf(v, sizeof(v), "%u", i);
+		EXPECT_EQ(0, cn_write_in(a, "memory.move_charge_at_immigrate",
+					 v));
+		EXPECT_EQ(i, cn_read_long_in(a,
+					     "memory.move_charge_at_immigrate"));
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, cn_write_in(a,
+					       "memory.move_charge_at_immigrate",
+					       bad[i]))
+			TH_LOG("'%s'", bad[i]);
+	}
+	EXPECT_EQ(3, cn_read_long_in(a, "memory.move_charge_at_immigrate"));
+	ASSERT_EQ(0, cn_mkdir(d));
+	EXPECT_EQ(0, cn_read_long_in(d, "memory.move_charge_at_immigrate"));
+	/* The top has it too (moving there uncharges). */
+	EXPECT_EQ(0, cn_write_in(self->root, "memory.move_charge_at_immigrate",
+				 "1"));
+	EXPECT_EQ(1, cn_read_long_in(self->root,
+				     "memory.move_charge_at_immigrate"));
+	EXPECT_EQ(0, cn_write_in(self->root, "memory.move_charge_at_immigrate",
+				 "0"));
+}
+
+/*
+ * A process with 8 MiB of anonymous memory and 4 MiB of shmem mapped in
+ * a moves to b, whose move_charge_at_immigrate is @flags: what the bits
+ * name moves (charge, statistics and LRU lists), the rest stays with a,
+ * nothing is lost or counted twice, and the data is intact.
+ */
+static void check_move(struct __test_metadata *_metadata, const char *root,
+		       const char *file, unsigned int flags)
+{
+	long rss, cache, shmem, u, a_rss, a_cache, b_rss, b_cache, b_lru;
+	char a[CN_PATH_LEN], b[CN_PATH_LEN], v[4];
+	struct worker w;
+
+	cn_path(a, sizeof(a), root, "a");
+	cn_path(b, sizeof(b), root, "b");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, worker_start(&w, a, file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 8, NULL));
+	ASSERT_EQ(0, worker_do(&w, W_SHM_TOUCH, 4, NULL));
+	rss = cn_stat_value(a, "rss");
+	cache = cn_stat_value(a, "cache");
+	shmem = cn_stat_value(a, "shmem");
+	u = usage(a);
+	EXPECT_GE(rss, 8 * MB);
+	EXPECT_GE(shmem, 4 * MB);
+
+	snprintf(v, sizeof(v), "%u", flags);
+	ASSERT_EQ(0, cn_write_in(b, "memory.move_charge_at_immigrate", v));
+	ASSERT_EQ(0, cn_move(b, w.pid));
+	a_rss = cn_stat_value(a, "rss");
+	a_cache = cn_stat_value(a, "cache");
+	b_rss = cn_stat_value(b, "rss");
+	b_cache = cn_stat_value(b, "cache");
+	b_lru = cn_stat_value(b, "active_anon") +
+		cn_stat_value(b, "inactive_anon");
+	TH_LOG("flags %u: a rss %ld -> %ld kB, cache %ld -> %ld kB; b rss %ld kB, cache %ld kB, anon lists %ld kB; usage a %ld -> %ld kB, b %ld kB",
+	       flags, rss / 1024, a_rss / 1024, cache / 1024, a_cache / 1024,
+	       b_rss / 1024, b_cache / 1024, b_lru / 1024, u / 1024,
+	       usage(a) / 1024, usage(b) / 1024);
+	/* Nothing is lost or counted twice. */
+	EXPECT_EQ(rss, a_rss + b_rss);
+	EXPECT_EQ(cache, a_cache + b_cache);
+	EXPECT_LE(labs(usage(a) + usage(b) - u), 256 * 1024);
+	if (flags & 1) {
+		EXPECT_GE(b_rss, 8 * MB);
+		EXPECT_LT(a_rss, 512 * 1024);
+		/* Less what per-CPU LRU batches hold (31 folios per CPU). */
+		EXPECT_GE(b_lru, 7 * MB);
+	} else {
+		EXPECT_EQ(0, b_rss);
+	}
+	if (flags & 2) {
+		EXPECT_GE(b_cache, 4 * MB);
+		EXPECT_GE(cn_stat_value(b, "shmem"), 4 * MB);
+		EXPECT_GE(cn_stat_value(b, "mapped_file"), 4 * MB);
+		EXPECT_LT(cn_stat_value(a, "shmem"), 512 * 1024);
+	} else {
+		EXPECT_EQ(shmem, cn_stat_value(a, "shmem"));
+		EXPECT_EQ(0, cn_stat_value(b, "shmem"));
+	}
+	EXPECT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	worker_stop(&w);
+	/* Every moved charge is given back where it went. */
+	EXPECT_EQ(0, settled_usage(a));
+	EXPECT_EQ(0, settled_usage(b));
+	EXPECT_EQ(0, cn_stat_value(a, "rss"));
+	EXPECT_EQ(0, cn_stat_value(b, "rss"));
+	EXPECT_EQ(0, cn_stat_value(b, "shmem"));
+}
+
+TEST_F(mem, move_charge_off_moves_nothing)
+{
+	check_move(_metadata, self->root, self->file, 0);
+}
+
+TEST_F(mem, move_charge_anon)
+{
+	check_move(_metadata, self->root, self->file, 1);
+}
+
+TEST_F(mem, move_charge_file)
+{
+	check_move(_metadata, self->root, self->file, 2);
+}
+
+TEST_F(mem, move_charge_anon_and_file)
+{
+	check_move(_metadata, self->root, self->file, 3);
+}
+
+/*
+ * What does not fit under the new container's limit after reclaim there
+ * stays charged to the old one: no OOM kill, no limit broken.
+ */
+TEST_F(mem, move_charge_takes_what_fits)
+{
+	char a[CN_PATH_LEN], b[CN_PATH_LEN];
+	struct worker w;
+	long u;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, worker_start(&w, a, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 8, NULL));
+	u = usage(a);
+	ASSERT_EQ(0, cn_write_in(b, "memory.limit_in_bytes", "4M"));
+	ASSERT_EQ(0, cn_write_in(b, "memory.move_charge_at_immigrate", "1"));
+	ASSERT_EQ(0, cn_move(b, w.pid));
+	TH_LOG("8 MiB into a 4 MiB limit: a %ld -> %ld kB, b %ld kB, b failcnt %ld",
+	       u / 1024, usage(a) / 1024, usage(b) / 1024,
+	       cn_read_long_in(b, "memory.failcnt"));
+	EXPECT_LE(cn_read_long_in(b, "memory.max_usage_in_bytes"), 4 * MB);
+	EXPECT_GE(usage(b), 2 * MB);
+	EXPECT_GE(usage(a), 4 * MB);
+	EXPECT_LE(labs(usage(a) + usage(b) - u), 256 * 1024);
+	EXPECT_EQ(0, cn_stat_value(b, "oom_kill"));
+	EXPECT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	worker_stop(&w);
+	EXPECT_EQ(0, settled_usage(a));
+	EXPECT_EQ(0, settled_usage(b));
+}
+
+/* Moving into the top, with its bit set, uncharges what moves. */
+TEST_F(mem, move_charge_to_top_uncharges)
+{
+	char a[CN_PATH_LEN];
+	struct worker w;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, worker_start(&w, a, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 8, NULL));
+	EXPECT_GE(usage(a), 8 * MB);
+	ASSERT_EQ(0, cn_write_in(self->root, "memory.move_charge_at_immigrate",
+				 "1"));
+	ASSERT_EQ(0, cn_move(self->root, w.pid));
+	EXPECT_EQ(0, cn_write_in(self->root, "memory.move_charge_at_immigrate",
+				 "0"));
+	TH_LOG("moved to the top: a's usage %ld kB, rss %ld kB",
+	       usage(a) / 1024, cn_stat_value(a, "rss") / 1024);
+	EXPECT_LT(usage(a), 512 * 1024);
+	EXPECT_LT(cn_stat_value(a, "rss"), 512 * 1024);
+	EXPECT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	worker_stop(&w);
+	EXPECT_EQ(0, settled_usage(a));
+}
+
 /* Anonymous memory with zram swap: a hard limit swaps instead of killing. */
 FIXTURE(memswap) {
 	struct cn_env env;
@@ -2068,6 +2280,50 @@ TEST_F_TIMEOUT(memswap, memsw_swap_of_removed_child_stays_in_parent, 300)
 	EXPECT_EQ(0, settled_usage(p));
 	EXPECT_EQ(0, memsw_usage(p));
 	EXPECT_EQ(0, cn_stat_value(p, "swap"));
+}
+
+/*
+ * With move_charge_at_immigrate 1 (anonymous), the swap slots of a process's
+ * anonymous memory move too: the new container's memory+swap and swap
+ * line take them, and the pages are charged there when read back.
+ */
+TEST_F_TIMEOUT(memswap, move_charge_moves_swap, 300)
+{
+	char a[CN_PATH_LEN], b[CN_PATH_LEN];
+	long sw, m;
+	struct worker w;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, worker_start(&w, a, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 32, NULL));
+	ASSERT_EQ(0, cn_write_in(a, "memory.limit_in_bytes", "8M"));
+	sw = cn_stat_value(a, "swap");
+	m = memsw_usage(a);
+	EXPECT_GE(sw, 16 * MB);
+	ASSERT_EQ(0, cn_write_in(b, "memory.move_charge_at_immigrate", "1"));
+	ASSERT_EQ(0, cn_move(b, w.pid));
+	TH_LOG("a swapped %ld kB, memsw %ld kB; after the move: a swap %ld kB, memsw %ld kB; b swap %ld kB, memsw %ld kB",
+	       sw / 1024, m / 1024, cn_stat_value(a, "swap") / 1024,
+	       memsw_usage(a) / 1024, cn_stat_value(b, "swap") / 1024,
+	       memsw_usage(b) / 1024);
+	EXPECT_EQ(sw, cn_stat_value(b, "swap"));
+	EXPECT_EQ(0, cn_stat_value(a, "swap"));
+	EXPECT_LE(labs(memsw_usage(a) + memsw_usage(b) - m), 256 * 1024);
+	EXPECT_GE(memsw_usage(b), 30 * MB);
+	/* Read back: charged to b, the slots' container now. */
+	ASSERT_EQ(0, worker_do(&w, W_ANON_CHECK, 0, NULL));
+	EXPECT_GE(usage(b), 30 * MB);
+	EXPECT_LE(usage(a), 8 * MB);
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	worker_stop(&w);
+	ASSERT_EQ(0, cn_run("swapoff /dev/zram0"));
+	EXPECT_EQ(0, settled_usage(a));
+	EXPECT_EQ(0, settled_usage(b));
+	EXPECT_EQ(0, memsw_usage(a));
+	EXPECT_EQ(0, memsw_usage(b));
 }
 
 /* The same with the limit in force: swapoff may not take it over. */
