@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -146,6 +147,8 @@ FIXTURE_TEARDOWN(cs)
 	/* A test that failed half-way may have left the top unbalanced. */
 	cn_write_in(self->root, "cpuset.sched_load_balance", "1");
 	cn_write_in(self->root, "cpuset.sched_relax_domain_level", "-1");
+	/* mem_hardwall_confines_kernel_allocations changes it (default 10). */
+	cn_write("/proc/sys/vm/watermark_scale_factor", "10");
 	cn_env_cleanup(&self->env);
 	/* A test that failed half-way may have left a CPU offline. */
 	set_online(3, "1");
@@ -755,8 +758,8 @@ TEST_F(cs, memory_pressure_files)
 				  before));
 }
 
-/* MemFree of node @node in bytes, or -1. */
-static long node_free(int node)
+/* Field @key (such as "MemFree:") of node @node's meminfo in bytes, or -1. */
+static long node_meminfo(int node, const char *key)
 {
 	char path[64], *text, *p;
 	long kb;
@@ -766,11 +769,191 @@ static long node_free(int node)
 	text = cn_read_all(path, 4096);
 	if (!text)
 		return -1;
-	p = strstr(text, "MemFree:");
-	if (!p || sscanf(p + strlen("MemFree:"), "%ld", &kb) != 1)
+	p = strstr(text, key);
+	if (!p || sscanf(p + strlen(key), "%ld", &kb) != 1)
 		kb = -1;
 	free(text);
 	return kb < 0 ? -1 : kb * 1024;
+}
+
+static long node_free(int node)
+{
+	return node_meminfo(node, "MemFree:");
+}
+
+#define NR_SLAB_FILES	10000
+
+/*
+ * In @cont, create NR_SLAB_FILES empty files in the new directory @dir:
+ * their inodes and dentries are kernel (slab) allocations, GFP_KERNEL,
+ * which a cpuset confines to its own nodes only with mem_hardwall (or
+ * mem_exclusive).  Store in @grew how much each node's slab grew.
+ */
+static int slab_growth_in(const char *cont, const char *dir, long grew[2])
+{
+	long before[2] = { node_meminfo(0, "Slab:"), node_meminfo(1, "Slab:") };
+	int status, i;
+	pid_t pid;
+
+	if (mkdir(dir, 0700))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char name[CN_PATH_LEN];
+
+		if (cn_move_self(cont))
+			_exit(1);
+		for (i = 0; i < NR_SLAB_FILES; i++) {
+			int fd;
+
+			snprintf(name, sizeof(name), "%s/%d", dir, i);
+			fd = open(name, O_CREAT | O_WRONLY, 0600);
+			if (fd < 0)
+				_exit(2);
+			close(fd);
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	for (i = 0; i < 2; i++)
+		grew[i] = node_meminfo(i, "Slab:") - before[i];
+	return 0;
+}
+
+/*
+ * Node @node's free pages and its zones' min and low watermarks, summed,
+ * from /proc/zoneinfo.  Return 0, or -1 if the node has no zone.
+ */
+static int node_wmarks(int node, long *free, long *min, long *low)
+{
+	char line[256], zone[32];
+	int cur = -1, found = 0;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	long v;
+
+	if (!f)
+		return -1;
+	*free = *min = *low = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &cur, zone) == 2)
+			continue;
+		if (cur != node)
+			continue;
+		if (sscanf(line, " pages free %ld", &v) == 1) {
+			*free += v;
+			found = 1;
+		} else if (sscanf(line, " min %ld", &v) == 1) {
+			*min += v;
+		} else if (sscanf(line, " low %ld", &v) == 1) {
+			*low += v;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * A child in @cont (on node 1) that mlocks memory, a MiB at a time, for
+ * as long as node 1 has more than @target free pages, and keeps it so
+ * until it is killed.  Its pid, once node 1 is down to @target; -1.
+ */
+static pid_t node1_filler(const char *cont, long target)
+{
+	long free, min, low, start = cn_now_ms();
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (cn_move_self(cont))
+			_exit(1);
+		for (;;) {
+			if (node_wmarks(1, &free, &min, &low))
+				_exit(2);
+			if (free <= target + 256 ||
+			    mmap(NULL, 1L << 20, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE |
+				 MAP_LOCKED, -1, 0) == MAP_FAILED)
+				cn_sleep_ms(10);
+		}
+	}
+	while (!node_wmarks(1, &free, &min, &low) && free > target + 512) {
+		if (cn_now_ms() - start > 60000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return -1;
+		}
+		cn_sleep_ms(20);
+	}
+	return pid;
+}
+
+/*
+ * cpuset.mem_hardwall, as in cgroup v1.  A task whose cpuset is on node 1
+ * runs on CPU 0 (node 0) and makes kernel allocations (the inodes and
+ * dentries of new files: GFP_KERNEL slab).  They come from its cpuset's
+ * node while that has room; when node 1 is short (below its low
+ * watermark, with mlocked memory that reclaim cannot take), they come
+ * from node 0, which the top cpuset allows, unless mem_hardwall is set:
+ * then from node 1 still.  (User pages are confined either way.)
+ */
+TEST_F_TIMEOUT(cs, mem_hardwall_confines_kernel_allocations, 300)
+{
+	char c[CN_PATH_LEN], f[CN_PATH_LEN], dir[3][CN_PATH_LEN];
+	const char *tmp = cn_env_tmpdir(&self->env);
+	long grew[2], free, min, low;
+	char cmd[4 * CN_PATH_LEN], wsf[16];
+	pid_t filler;
+	int i;
+
+	ASSERT_NE(NULL, tmp);
+	if (node_wmarks(1, &free, &min, &low))
+		SKIP(return, "no node 1");
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(f, sizeof(f), self->root, "f");
+	for (i = 0; i < 3; i++) {
+		snprintf(dir[i], sizeof(dir[i]), "%s/slab%d", tmp, i);
+	}
+	ASSERT_EQ(0, make_cs(self->root, "c", "0", "1"));
+	ASSERT_EQ(0, make_cs(self->root, "f", "2", "1"));
+
+	ASSERT_EQ(0, slab_growth_in(c, dir[0], grew));
+	TH_LOG("node 1 has room: slab grew %ld kB on node 0, %ld kB on node 1",
+	       grew[0] / 1024, grew[1] / 1024);
+	EXPECT_GE(grew[1], 4L << 20);
+	EXPECT_LT(grew[0], grew[1] / 4);
+
+	/* Watermarks 10% of the node apart: room between min and low. */
+	ASSERT_EQ(0, cn_read_str("/proc/sys/vm/watermark_scale_factor", wsf,
+				 sizeof(wsf)));
+	ASSERT_EQ(0, cn_write("/proc/sys/vm/watermark_scale_factor", "1000"));
+	ASSERT_EQ(0, node_wmarks(1, &free, &min, &low));
+	TH_LOG("node 1: %ld pages free, min %ld, low %ld", free, min, low);
+	filler = node1_filler(f, min + (low - min) / 2);
+	ASSERT_LT(0, filler);
+
+	ASSERT_EQ(0, slab_growth_in(c, dir[1], grew));
+	TH_LOG("node 1 short, mem_hardwall 0: slab grew %ld kB on node 0, %ld kB on node 1",
+	       grew[0] / 1024, grew[1] / 1024);
+	EXPECT_GE(grew[0], 4L << 20);
+	EXPECT_LT(grew[1], grew[0] / 4);
+
+	ASSERT_EQ(0, cn_write_in(c, "cpuset.mem_hardwall", "1"));
+	ASSERT_EQ(0, slab_growth_in(c, dir[2], grew));
+	TH_LOG("node 1 short, mem_hardwall 1: slab grew %ld kB on node 0, %ld kB on node 1",
+	       grew[0] / 1024, grew[1] / 1024);
+	EXPECT_GE(grew[1], 4L << 20);
+	EXPECT_LT(grew[0], grew[1] / 4);
+
+	kill(filler, SIGKILL);
+	waitpid(filler, NULL, 0);
+	EXPECT_EQ(0, cn_write("/proc/sys/vm/watermark_scale_factor", wsf));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s", dir[0], dir[1], dir[2]);
+	EXPECT_EQ(0, cn_run(cmd));
 }
 
 /*
