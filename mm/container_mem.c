@@ -669,9 +669,23 @@ void container_mem_note_scanned(struct lruvec *lruvec, unsigned long nr)
 		mem_event(mem_lruvec_owner(lruvec), MEM_PGSCAN, nr);
 }
 
+/* How far @mc, or the ancestor furthest over, is over its soft limit. */
+static unsigned long mem_soft_excess(struct mem_container *mc)
+{
+	unsigned long excess = 0, usage, soft;
+
+	for (; !mem_is_top(mc); mc = mem_parent(mc)) {
+		usage = page_counter_read(&mc->memory);
+		soft = READ_ONCE(mc->soft_limit);
+		if (usage > soft)
+			excess = max(excess, usage - soft);
+	}
+	return excess;
+}
+
 /**
  * container_mem_soft_excess - how far over its soft limit an lruvec's container is
- * @lruvec: an lruvec returned by container_mem_lruvec_iter()
+ * @lruvec: an lruvec of a container held by the caller
  *
  * Global reclaim takes first from the containers over their soft limit
  * (Rohit Seth's "first to go under memory pressure"): a container is over
@@ -682,16 +696,65 @@ void container_mem_note_scanned(struct lruvec *lruvec, unsigned long nr)
  */
 unsigned long container_mem_soft_excess(struct lruvec *lruvec)
 {
-	struct mem_container *mc = mem_lruvec_owner(lruvec);
-	unsigned long excess = 0, usage, soft;
+	return mem_soft_excess(mem_lruvec_owner(lruvec));
+}
 
-	for (; !mem_is_top(mc); mc = mem_parent(mc)) {
-		usage = page_counter_read(&mc->memory);
-		soft = READ_ONCE(mc->soft_limit);
-		if (usage > soft)
-			excess = max(excess, usage - soft);
+/**
+ * container_mem_soft_limit_lruvecs - where global reclaim takes from first
+ * @pgdat: the node
+ * @vecs: filled with up to CONTAINER_MEM_SOFT_BATCH lruvecs, each held
+ *
+ * The lruvecs on @pgdat of the containers over their soft limit (or below
+ * an ancestor that is), the largest excess first, as cgroup v1 orders its
+ * per-node tree of memory cgroups over their soft limit; only the
+ * CONTAINER_MEM_SOFT_BATCH largest.  Release them with
+ * container_mem_put_lruvecs().
+ *
+ * Return: how many there are in @vecs.
+ */
+int container_mem_soft_limit_lruvecs(struct pglist_data *pgdat,
+				     struct lruvec **vecs)
+{
+	unsigned long excess[CONTAINER_MEM_SOFT_BATCH], e;
+	struct container_subsys_state *pos;
+	int n = 0, i;
+
+	rcu_read_lock();
+	container_for_each_descendant_pre(pos, &root_mem->css) {
+		struct mem_container *mc = css_mem(pos);
+
+		if (mem_is_top(mc))
+			continue;
+		e = mem_soft_excess(mc);
+		if (!e || (n == CONTAINER_MEM_SOFT_BATCH && e <= excess[n - 1]))
+			continue;
+		if (!percpu_ref_tryget(&mc->ref))
+			continue;
+		/* The smallest goes to make room. */
+		if (n == CONTAINER_MEM_SOFT_BATCH)
+			percpu_ref_put(&mem_lruvec_owner(vecs[--n])->ref);
+		/* Keep the order; among equals, the walk's (parents first). */
+		for (i = n; i > 0 && excess[i - 1] < e; i--) {
+			excess[i] = excess[i - 1];
+			vecs[i] = vecs[i - 1];
+		}
+		excess[i] = e;
+		vecs[i] = mem_lruvec(mc, pgdat);
+		n++;
 	}
-	return excess;
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * container_mem_put_lruvecs - release lruvecs of containers
+ * @vecs: lruvecs from container_mem_soft_limit_lruvecs()
+ * @nr: how many
+ */
+void container_mem_put_lruvecs(struct lruvec **vecs, int nr)
+{
+	while (nr--)
+		percpu_ref_put(&mem_lruvec_owner(vecs[nr])->ref);
 }
 
 /**

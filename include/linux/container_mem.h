@@ -22,6 +22,9 @@ struct container_subsys_state;
 struct task_struct;
 struct mem_container;
 
+/* Containers over their soft limit that global reclaim orders, at most. */
+#define CONTAINER_MEM_SOFT_BATCH	16
+
 #ifdef CONFIG_CONTAINER_MEM
 /**
  * struct container_mem_node - a memory container's part of one node
@@ -143,6 +146,10 @@ struct lruvec *container_mem_lruvec_iter(struct container_subsys_state *top,
 void container_mem_note_scanned(struct lruvec *lruvec, unsigned long nr);
 /* Pages @lruvec's container (or an ancestor) is over its soft limit. */
 unsigned long container_mem_soft_excess(struct lruvec *lruvec);
+/* The lruvecs over a soft limit global reclaim takes first, largest first. */
+int container_mem_soft_limit_lruvecs(struct pglist_data *pgdat,
+				     struct lruvec **vecs);
+void container_mem_put_lruvecs(struct lruvec **vecs, int nr);
 unsigned long try_to_free_container_pages(struct container_subsys_state *css,
 					  unsigned long nr_pages, gfp_t gfp,
 					  bool may_swap);
@@ -267,6 +274,16 @@ static inline void container_mem_note_scanned(struct lruvec *lruvec,
 static inline unsigned long container_mem_soft_excess(struct lruvec *lruvec)
 {
 	return 0;
+}
+
+static inline int container_mem_soft_limit_lruvecs(struct pglist_data *pgdat,
+						   struct lruvec **vecs)
+{
+	return 0;
+}
+
+static inline void container_mem_put_lruvecs(struct lruvec **vecs, int nr)
+{
 }
 
 static inline int container_mem_charge(struct folio *folio,

@@ -1405,6 +1405,63 @@ TEST_F_TIMEOUT(memfs, global_reclaim_takes_soft_limit_excess_first, 300)
 }
 
 /*
+ * Among several containers over their soft limits, global reclaim takes
+ * first from the one furthest over, as cgroup v1's per-node tree ordered
+ * by excess does, whatever the order of the containers: b (made first)
+ * holds 64 MiB of cache, a 128 MiB, both with a soft limit of 8 MiB.
+ * Pressure from the top until a has lost 40 MiB: its excess stays above
+ * b's all along, so b's cache stays.  (In walk order, b would go first.)
+ */
+TEST_F_TIMEOUT(memfs, global_reclaim_takes_largest_soft_excess_first, 300)
+{
+	long a_before, b_before, a_after, b_after, a_loss, b_loss, touch;
+	char a[CN_PATH_LEN], b[CN_PATH_LEN];
+	struct worker wa, wb, top;
+	int i;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, worker_start(&wa, a, self->file));
+	ASSERT_EQ(0, worker_start(&wb, b, self->file));
+	/* All on node 0 (CPU 0): reclaim there finds both. */
+	ASSERT_EQ(0, worker_do(&wa, W_PIN, 0, NULL));
+	ASSERT_EQ(0, worker_do(&wb, W_PIN, 0, NULL));
+	ASSERT_EQ(0, worker_do(&wb, W_READ_TAIL, 64, BIG_FILE));
+	ASSERT_EQ(0, worker_do(&wa, W_READ, 128, BIG_FILE));
+	/* Afterwards, so that no charge queues their own handlers. */
+	ASSERT_EQ(0, cn_write_in(a, "memory.soft_limit_in_bytes", "8M"));
+	ASSERT_EQ(0, cn_write_in(b, "memory.soft_limit_in_bytes", "8M"));
+	a_before = cn_stat_value(a, "cache");
+	b_before = cn_stat_value(b, "cache");
+	ASSERT_GE(a_before, 112 * MB);
+	ASSERT_GE(b_before, 56 * MB);
+	touch = 0;
+	ASSERT_EQ(0, worker_start(&top, self->root, self->file));
+	ASSERT_EQ(0, worker_do(&top, W_PIN, 0, NULL));
+	for (i = 0; i < 512 && a_before - cn_stat_value(a, "cache") < 40 * MB;
+	     i++) {
+		ASSERT_EQ(0, worker_do(&top, W_ANON_TOUCH, 8, NULL));
+		touch += 8;
+	}
+	a_after = cn_stat_value(a, "cache");
+	b_after = cn_stat_value(b, "cache");
+	a_loss = a_before - a_after;
+	b_loss = b_before - b_after;
+	TH_LOG("%ld MiB touched in the top: a %ld -> %ld kB, b %ld -> %ld kB (soft limits 8 MiB)",
+	       touch, a_before / 1024, a_after / 1024,
+	       b_before / 1024, b_after / 1024);
+	TH_LOG("pgscan a %ld, b %ld", cn_stat_value(a, "pgscan"),
+	       cn_stat_value(b, "pgscan"));
+	EXPECT_GE(a_loss, 40 * MB);
+	EXPECT_LE(b_loss, a_loss / 4);
+	worker_stop(&top);
+	worker_stop(&wb);
+	worker_stop(&wa);
+}
+
+/*
  * memory.stat follows the owner of a page, not the task that maps it:
  * page cache charged to one container and mapped from another is the
  * owner's mapped_file; cache charged to nobody (read from the top) is
