@@ -82,6 +82,13 @@
  * mem_limit_mutex	serialises writes of the limits and force_empty.
  * mem_stock.lock	local lock (interrupts off) of a CPU's stock; nothing
  *			is taken inside it.
+ * mem_moves_lock	the moves queued by mem_attach() (container_mutex
+ *			held) for mem_post_attach(); a leaf.  The move itself
+ *			runs with no container lock: the mm's mmap_lock
+ *			(read), then a page table lock, then folio_trylock()
+ *			and the lruvec lock of folio_isolate_lru(), as
+ *			reclaim nests them; reclaim for room in the new
+ *			container runs after the walk dropped them all.
  * mem_ids' xa_lock	irq-safe; a leaf.  The swap map's lock
  *			(swap_cgroup_record()) is taken with none of ours
  *			held, at swap-out inside the mapping's i_pages lock

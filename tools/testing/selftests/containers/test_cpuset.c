@@ -915,9 +915,8 @@ TEST_F_TIMEOUT(cs, mem_hardwall_confines_kernel_allocations, 300)
 		SKIP(return, "no node 1");
 	cn_path(c, sizeof(c), self->root, "c");
 	cn_path(f, sizeof(f), self->root, "f");
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3; i++)
 		snprintf(dir[i], sizeof(dir[i]), "%s/slab%d", tmp, i);
-	}
 	ASSERT_EQ(0, make_cs(self->root, "c", "0", "1"));
 	ASSERT_EQ(0, make_cs(self->root, "f", "2", "1"));
 

@@ -60,8 +60,7 @@ enum {
 	W_PAGES = 'g',		/* touch <arg> more pages, kept until exit */
 	W_MAP_READ = 'M',	/* map <arg> MiB of the file <path>, read them */
 	W_UNMAP = 'u',		/* unmap it */
-	W_SHM_TOUCH = 's',	/* map <arg> MiB of shared anonymous memory
-				 * (shmem), write 2 to each page */
+	W_SHM_TOUCH = 's',	/* map <arg> MiB of shmem, write 2 to each page */
 	W_EXIT = 'x',
 };
 
