@@ -593,6 +593,13 @@ static void creator(struct worker *w, int h)
 			if (!pick(w->sh, h, &w->seed, PICK_LEAF, false, path,
 				  sizeof(path)))
 				continue;
+			/*
+			 * The storm's own container is empty once its worker
+			 * stopped, while this one may still run: the end
+			 * check reads its pids.events.
+			 */
+			if (!strcmp(path, w->sh->storm[h]))
+				continue;
 			if (!note(w, rm, cn_rmdir(path), ok_rmdir, "rmdir",
 				  path))
 				__atomic_sub_fetch(ndirs, 1, __ATOMIC_RELAXED);
