@@ -2000,8 +2000,14 @@ static unsigned long mem_reparent(struct mem_container *mc)
 	}
 	if (!moved)
 		return 0;
-	page_counter_cancel(&mc->memory, moved);
-	page_counter_cancel(&mc->memsw, moved);
+	if (to_mc) {
+		page_counter_cancel(&mc->memory, moved);
+		page_counter_cancel(&mc->memsw, moved);
+	} else {
+		/* Folios of the top are not charged, not even to its sum. */
+		page_counter_uncharge(&mc->memory, moved);
+		page_counter_uncharge(&mc->memsw, moved);
+	}
 	/* The parent is gone too: it moves them further up. */
 	if (to_mc && READ_ONCE(to_mc->dead))
 		mem_kick_zombie(to_mc);
@@ -2170,6 +2176,9 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 	switch (cft->private & ~MEM_MEMSW) {
 	case MEM_LIMIT:
 	case MEM_SOFT_LIMIT:
+		/* As cgroup v1's root: unlimited, and it cannot be set. */
+		if (mem_is_top(mc))
+			return -EINVAL;
 		ret = mem_parse_bytes(buf, &nr_pages);
 		if (ret)
 			return ret;
@@ -2370,6 +2379,9 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 	unsigned long nr;
 	int ret = 0;
 
+	/* As cgroup v1's root: the top has nothing charged of its own. */
+	if (mem_is_top(mc))
+		return -EINVAL;
 	mutex_lock(&mem_limit_mutex);
 	/* Let go of freed folios that per-CPU LRU batches still hold. */
 	lru_add_drain_all();
@@ -2476,35 +2488,30 @@ static struct container_file mem_files[] = {
 	},
 	{
 		.name = "max_usage_in_bytes",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.write = mem_write,
 		.private = MEM_MAX_USAGE,
 	},
 	{
 		.name = "limit_in_bytes",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.write = mem_write,
 		.private = MEM_LIMIT,
 	},
 	{
 		.name = "soft_limit_in_bytes",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.write = mem_write,
 		.private = MEM_SOFT_LIMIT,
 	},
 	{
 		.name = "failcnt",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.write = mem_write,
 		.private = MEM_FAILCNT,
 	},
 	{
 		.name = "force_empty",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.write = mem_force_empty_write,
 	},
 	{
@@ -2539,21 +2546,18 @@ static struct container_file mem_files[] = {
 	},
 	{
 		.name = "memsw.max_usage_in_bytes",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.write = mem_write,
 		.private = MEM_MEMSW | MEM_MAX_USAGE,
 	},
 	{
 		.name = "memsw.limit_in_bytes",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.write = mem_write,
 		.private = MEM_MEMSW | MEM_LIMIT,
 	},
 	{
 		.name = "memsw.failcnt",
-		.flags = CONTAINER_FILE_NOT_ON_ROOT,
 		.read_u64 = mem_read,
 		.write = mem_write,
 		.private = MEM_MEMSW | MEM_FAILCNT,
@@ -2617,13 +2621,12 @@ static int mem_state_init(struct mem_container *mc,
 	INIT_WORK(&mc->soft_work, mem_soft_limit_work);
 	INIT_DELAYED_WORK(&mc->zombie_work, mem_zombie_work);
 	INIT_RCU_WORK(&mc->free_rwork, mem_free_work);
-	/* The top is not charged: its children's counters have no parent. */
-	page_counter_init(&mc->memory,
-			  parent && !mem_is_top(parent) ? &parent->memory : NULL,
-			  false);
-	page_counter_init(&mc->memsw,
-			  parent && !mem_is_top(parent) ? &parent->memsw : NULL,
-			  false);
+	/*
+	 * The top's own tasks are not charged, but its counters sum its
+	 * children's, as cgroup v1's root: its peak and failcnt are theirs.
+	 */
+	page_counter_init(&mc->memory, parent ? &parent->memory : NULL, false);
+	page_counter_init(&mc->memsw, parent ? &parent->memsw : NULL, false);
 	mc->soft_limit = PAGE_COUNTER_MAX;
 	if (!parent)
 		return 0;

@@ -370,7 +370,15 @@ TEST_F(mem, files_and_defaults)
 	 * cgroup v1, usage_in_bytes with what the whole system uses.
 	 */
 	EXPECT_TRUE(cn_exists_in(self->root, "memory.usage_in_bytes"));
-	EXPECT_FALSE(cn_exists_in(self->root, "memory.limit_in_bytes"));
+	/* As cgroup v1's root: no limit, and none can be set. */
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(self->root,
+					     "memory.limit_in_bytes"));
+	EXPECT_EQ(-EINVAL, cn_write_in(self->root, "memory.limit_in_bytes",
+				       "1G"));
+	EXPECT_EQ(-EINVAL, cn_write_in(self->root, "memory.limit_in_bytes",
+				       "-1"));
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(self->root,
+					     "memory.limit_in_bytes"));
 	EXPECT_TRUE(cn_exists_in(self->root, "memory.stat"));
 	EXPECT_EQ(-EACCES, cn_write_in(c, "memory.usage_in_bytes", "0"));
 	EXPECT_EQ(0, cn_stat_value(c, "rss"));
@@ -1650,6 +1658,87 @@ TEST_F_TIMEOUT(mem, top_usage_is_the_system_usage, 60)
 	worker_stop(&w);
 }
 
+/* The top's memory.max_usage_in_bytes once it is reset. */
+static long top_reset_peak(const char *root)
+{
+	if (cn_write_in(root, "memory.max_usage_in_bytes", "0"))
+		return -1;
+	return cn_read_long_in(root, "memory.max_usage_in_bytes");
+}
+
+/*
+ * The rest of cgroup v1's root files: the top has no limit and nothing of
+ * its own charged, so its failcnt stays 0, its soft limit is unlimited and
+ * force_empty fails; its peak is that of the sum charged to its children.
+ */
+TEST_F_TIMEOUT(mem, top_peak_failcnt_soft_limit_force_empty, 60)
+{
+	static const char * const bad[] = { "1G", "-1", "0", "x" };
+	char c[CN_PATH_LEN], path[CN_PATH_LEN];
+	long peak, start;
+	struct worker w;
+	unsigned int i;
+
+	cn_path(c, sizeof(c), self->root, "c");
+	cn_path(path, sizeof(path), self->root, "memory.force_empty");
+	EXPECT_EQ(0, access(path, W_OK));
+	EXPECT_EQ(-EINVAL, cn_write(path, "0"));
+	EXPECT_EQ(0, cn_read_long_in(self->root, "memory.failcnt"));
+	EXPECT_EQ(0, cn_read_long_in(self->root, "memory.memsw.failcnt"));
+	EXPECT_EQ(-EINVAL, cn_write_in(self->root, "memory.failcnt", "1"));
+	EXPECT_EQ(0, cn_write_in(self->root, "memory.failcnt", "0"));
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(self->root,
+					     "memory.soft_limit_in_bytes"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, cn_write_in(self->root,
+					       "memory.soft_limit_in_bytes",
+					       bad[i]))
+			TH_LOG("'%s'", bad[i]);
+	}
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(self->root,
+					     "memory.soft_limit_in_bytes"));
+
+	/* Nothing charged below the top: a reset peak is (almost) 0. */
+	EXPECT_EQ(-EINVAL, cn_write_in(self->root,
+				       "memory.max_usage_in_bytes", "5"));
+	peak = top_reset_peak(self->root);
+	EXPECT_LT(peak, SLACK);
+	EXPECT_GE(peak, 0);
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, worker_start(&w, c, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_TOUCH, 16, NULL));
+	ASSERT_EQ(0, worker_do(&w, W_TMPFS_WRITE, 8, NULL));
+	ASSERT_EQ(0, worker_do(&w, W_ANON_FREE, 0, NULL));
+	peak = cn_read_long_in(self->root, "memory.max_usage_in_bytes");
+	TH_LOG("top peak %ld kB after 24 MiB in c; c peak %ld kB, usage %ld kB",
+	       peak / 1024, cn_read_long_in(c, "memory.max_usage_in_bytes") / 1024,
+	       usage(c) / 1024);
+	EXPECT_GE(peak, 24 * MB);
+	EXPECT_GE(peak, cn_read_long_in(c, "memory.max_usage_in_bytes"));
+	EXPECT_GE(cn_read_long_in(self->root, "memory.memsw.max_usage_in_bytes"),
+		  24 * MB);
+	/* The peak stays; a reset brings it down to what c holds now. */
+	peak = top_reset_peak(self->root);
+	EXPECT_GE(peak, 8 * MB);
+	EXPECT_LT(peak, 8 * MB + SLACK);
+	worker_stop(&w);
+	EXPECT_EQ(0, cn_read_long_in(self->root, "memory.failcnt"));
+
+	/*
+	 * The tmpfs pages, which cannot be reclaimed, go to the top when c
+	 * is removed: not charged there, not even to the top's sum.
+	 */
+	ASSERT_EQ(0, cn_rmdir(c));
+	start = cn_now_ms();
+	while ((peak = top_reset_peak(self->root)) >= SLACK &&
+	       cn_now_ms() - start < 2000)
+		cn_sleep_ms(10);
+	TH_LOG("top peak %ld kB after rmdir", peak / 1024);
+	EXPECT_LT(peak, SLACK);
+	EXPECT_GE(peak, 0);
+	ASSERT_EQ(0, unlink(self->file));
+}
+
 /*
  * rss counts where mm/ counts NR_ANON_MAPPED: exact as soon as the task
  * that faulted the pages returns, whatever the per-CPU LRU batches hold.
@@ -2174,9 +2263,14 @@ TEST_F(memswap, memsw_files_and_limits)
 	EXPECT_EQ(0, cn_write_in(c, "memory.memsw.limit_in_bytes", "-1"));
 	EXPECT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "-1"));
 
-	/* The top: the system's memory and swap; no limit file. */
-	EXPECT_FALSE(cn_exists_in(self->root, "memory.memsw.limit_in_bytes"));
-	EXPECT_FALSE(cn_exists_in(self->root, "memory.memsw.failcnt"));
+	/* The top: the system's memory and swap; no limit, as v1's root. */
+	EXPECT_EQ(UNLIMITED, cn_read_long_in(self->root,
+					     "memory.memsw.limit_in_bytes"));
+	EXPECT_EQ(-EINVAL, cn_write_in(self->root,
+				       "memory.memsw.limit_in_bytes", "1G"));
+	EXPECT_EQ(0, cn_read_long_in(self->root, "memory.memsw.failcnt"));
+	EXPECT_GE(cn_read_long_in(self->root, "memory.memsw.max_usage_in_bytes"),
+		  cn_read_long_in(self->root, "memory.max_usage_in_bytes"));
 	EXPECT_GE(memsw_usage(self->root), usage(self->root));
 }
 
