@@ -1360,3 +1360,43 @@ static void __attribute__((constructor)) cn_require_fs(void)
 	       CN_FSTYPE);
 	exit(4);
 }
+
+/*
+ * Wait until process @pid has one thread besides its exited (zombie) main
+ * thread; that thread's id, or -1.
+ */
+pid_t cn_wait_exited_leader(pid_t pid)
+{
+	long end = cn_now_ms() + 5000;
+	char path[64], st[CN_PATH_LEN];
+
+	do {
+		char *all;
+		bool zombie;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		all = cn_read_all(path, 4096);
+		zombie = all && strstr(all, "State:\tZ");
+		free(all);
+		if (zombie) {
+			struct dirent *e;
+			pid_t tid = -1;
+			DIR *d;
+
+			snprintf(path, sizeof(path), "/proc/%d/task", pid);
+			d = opendir(path);
+			while (d && (e = readdir(d)))
+				if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid)
+					tid = atoi(e->d_name);
+			if (d)
+				closedir(d);
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+				 pid, tid);
+			cn_str(path, st, sizeof(st));
+			if (tid > 0 && !strstr(st, "error"))
+				return tid;
+		}
+		cn_sleep_ms(10);
+	} while (cn_now_ms() < end);
+	return -1;
+}

@@ -145,6 +145,8 @@ pid_t cn_spawn_sleeper(void);
 pid_t cn_gettid(void);
 void cn_kill_wait(pid_t pid);
 int cn_run_as(uid_t uid, int (*fn)(void *arg), void *arg);
+/* The other thread of @pid once its main thread exited (zombie); or -1. */
+pid_t cn_wait_exited_leader(pid_t pid);
 long cn_now_ms(void);
 void cn_sleep_ms(long ms);
 

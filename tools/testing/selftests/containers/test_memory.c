@@ -13,8 +13,10 @@
  * even when they are one statement: the harness macros are two statements.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -478,6 +481,75 @@ static long oom_value(const char *cont, const char *key)
 {
 	return cn_keyed_value(cont, "memory.oom_control", key);
 }
+
+static int write_0(void *path)
+{
+	return cn_write(path, "0");
+}
+
+/*
+ * Every memory file root may write in @cont: nobody (to whom the path is
+ * open) may not, with "0" or "1", and the file reads the same after.
+ */
+static void check_nobody_writes_nothing(struct __test_metadata *_metadata,
+					const char *cont)
+{
+	char path[CN_PATH_LEN], before[512], after[512];
+	struct dirent *de;
+	struct stat st;
+	int checked = 0;
+	DIR *dir;
+
+	dir = opendir(cont);
+	ASSERT_NE(NULL, dir);
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, "memory.", 7))
+			continue;
+		cn_path(path, sizeof(path), cont, de->d_name);
+		ASSERT_EQ(0, stat(path, &st));
+		if (!(st.st_mode & S_IWUSR))
+			continue;
+		before[0] = after[0] = '\0';
+		if (st.st_mode & S_IRUSR)
+			cn_read(path, before, sizeof(before) - 1);
+		EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, write_0, path))
+			TH_LOG("%s", path);
+		EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, write_swappiness_1,
+					     path))
+			TH_LOG("%s", path);
+		if (st.st_mode & S_IRUSR)
+			cn_read(path, after, sizeof(after) - 1);
+		EXPECT_STREQ(before, after)
+			TH_LOG("%s", path);
+		checked++;
+	}
+	closedir(dir);
+	/* limit, soft limit, peak, failcnt, force_empty, swappiness, ... */
+	EXPECT_LE(9, checked);
+}
+
+/*
+ * No memory file of a root-owned container, the top's included, may be
+ * written by another user: oom_control, move_charge_at_immigrate and
+ * force_empty with the rest.
+ */
+TEST_F(mem, nobody_writes_no_memory_file)
+{
+	char c[CN_PATH_LEN];
+
+	cn_path(c, sizeof(c), self->root, "c");
+	ASSERT_EQ(0, cn_mkdir(c));
+	ASSERT_EQ(0, cn_write_in(c, "memory.limit_in_bytes", "64M"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.oom_control", "1"));
+	ASSERT_EQ(0, cn_write_in(c, "memory.move_charge_at_immigrate", "3"));
+	ASSERT_EQ(0, chmod(self->root, 0755));
+	check_nobody_writes_nothing(_metadata, c);
+	check_nobody_writes_nothing(_metadata, self->root);
+	EXPECT_EQ(64 * MB, cn_read_long_in(c, "memory.limit_in_bytes"));
+	EXPECT_EQ(1, oom_value(c, "oom_kill_disable"));
+	EXPECT_EQ(3, cn_read_long_in(c, "memory.move_charge_at_immigrate"));
+}
+
 
 /*
  * memory.oom_control as in cgroup v1: oom_kill_disable 0 or 1 (not at the
@@ -1999,6 +2071,191 @@ TEST_F(mem, move_charge_to_top_uncharges)
 }
 
 /* Anonymous memory with zram swap: a hard limit swaps instead of killing. */
+/* Map and write @mb MiB, private (@shared false) or shared anonymous. */
+static void touch_anon(long mb, bool shared)
+{
+	char *p = mmap(NULL, mb * MB, PROT_READ | PROT_WRITE,
+		       (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS,
+		       -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(3);
+	memset(p, 1, mb * MB);
+}
+
+static void *pause_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A process whose main thread exited moves through container.procs with
+ * its charges: the mm's owner is now its other thread, whose move takes
+ * them, as a move of a live leader would.
+ */
+TEST_F_TIMEOUT(mem, move_charge_with_exited_leader, 60)
+{
+	char a[CN_PATH_LEN], b[CN_PATH_LEN];
+	int ready[2], status;
+	long a_rss, b_rss;
+	pid_t pid, tid;
+	char c;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, cn_write_in(b, "memory.move_charge_at_immigrate", "3"));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		pthread_t t;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (cn_move_self(a))
+			_exit(2);
+		touch_anon(8, false);
+		touch_anon(4, true);
+		if (pthread_create(&t, NULL, pause_thread, NULL))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		syscall(SYS_exit, 0);
+	}
+	cn_env_track(&self->env, pid);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	tid = cn_wait_exited_leader(pid);
+	ASSERT_GT(tid, 0);
+	EXPECT_GE(cn_stat_value(a, "rss"), 8 * MB);
+	EXPECT_GE(cn_stat_value(a, "shmem"), 4 * MB);
+
+	ASSERT_EQ(0, cn_writef_in(b, "container.procs", "%d", pid));
+	EXPECT_EQ(1, cn_has_task(b, tid));
+	a_rss = cn_stat_value(a, "rss");
+	b_rss = cn_stat_value(b, "rss");
+	TH_LOG("leader exited: a rss %ld kB, shmem %ld kB; b rss %ld kB, shmem %ld kB",
+	       a_rss / 1024, cn_stat_value(a, "shmem") / 1024, b_rss / 1024,
+	       cn_stat_value(b, "shmem") / 1024);
+	EXPECT_LT(a_rss, 512 * 1024);
+	EXPECT_GE(b_rss, 8 * MB);
+	EXPECT_GE(cn_stat_value(b, "shmem"), 4 * MB);
+	EXPECT_LT(cn_stat_value(a, "shmem"), 512 * 1024);
+
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	cn_env_untrack(&self->env, pid);
+	EXPECT_EQ(0, settled_usage(a));
+	EXPECT_EQ(0, settled_usage(b));
+	EXPECT_EQ(0, cn_stat_value(b, "rss"));
+	EXPECT_EQ(0, cn_stat_value(b, "shmem"));
+}
+
+/* This program; /proc/self/exe of a process whose leader exited is gone. */
+static char exe_path[PATH_MAX];
+
+static void *exec_thread(void *arg)
+{
+	char **argv = arg;
+
+	/* Memory of the old mm, charged by a thread that is not its owner. */
+	touch_anon(1, false);
+	execv(exe_path, argv);
+	_exit(1);
+}
+
+/*
+ * "test_memory --exec-mem-loop <deadline>": until the deadline (CLOCK_MONOTONIC
+ * ms), charge 2 MiB anonymous and 1 MiB shared memory, start a thread,
+ * let the main thread exit, and have the thread exec this program again
+ * (from a non-leader thread, so that de_thread() makes it the leader and
+ * the old mm goes).  Runs before the harness's main().
+ */
+__attribute__((constructor))
+static void exec_mem_loop(int argc, char **argv)
+{
+	pthread_t t;
+
+	if (argc != 3 || strcmp(argv[1], "--exec-mem-loop"))
+		return;
+	if (cn_now_ms() >= atol(argv[2]))
+		_exit(0);
+	if (readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1) <= 0)
+		_exit(2);
+	touch_anon(2, false);
+	touch_anon(1, true);
+	if (pthread_create(&t, NULL, exec_thread, argv))
+		_exit(2);
+	syscall(SYS_exit, 0);
+}
+
+/*
+ * Hostile user: a process that execs from a thread, over and over, each
+ * time with a dying main thread and an mm on its way out, moved between
+ * two containers that move charges, by two writers.  Nothing may hang or
+ * oops, and when it is gone nothing stays charged to either container.
+ */
+TEST_F_TIMEOUT(mem, move_charge_races_exec_from_thread, 120)
+{
+	long end, moves = 0, errors = 0;
+	char a[CN_PATH_LEN], b[CN_PATH_LEN], deadline[32];
+	pid_t pid, helper;
+	int status, ret;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, cn_write_in(a, "memory.move_charge_at_immigrate", "3"));
+	ASSERT_EQ(0, cn_write_in(b, "memory.move_charge_at_immigrate", "3"));
+	end = cn_now_ms() + 4000;
+	snprintf(deadline, sizeof(deadline), "%ld", end);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		char *argv[] = { "test_memory", "--exec-mem-loop", deadline,
+				 NULL };
+
+		if (cn_move_self(a))
+			_exit(2);
+		execv("/proc/self/exe", argv);
+		_exit(1);
+	}
+	cn_env_track(&self->env, pid);
+	helper = fork();
+	ASSERT_GE(helper, 0);
+	if (!helper) {
+		while (cn_now_ms() < end && !kill(pid, 0))
+			cn_writef_in(a, "container.procs", "%d", pid);
+		_exit(0);
+	}
+	cn_env_track(&self->env, helper);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		ret = cn_writef_in(b, "container.procs", "%d", pid);
+		/* Between one exec and the next, the thread may be gone. */
+		if (ret)
+			errors++;
+		moves++;
+		ASSERT_LT(cn_now_ms(), end + 30000) TH_LOG("the child did not end");
+	}
+	cn_env_untrack(&self->env, pid);
+	ASSERT_EQ(helper, waitpid(helper, NULL, 0));
+	cn_env_untrack(&self->env, helper);
+	TH_LOG("%ld moves (%ld failed) while the child exec'ed from threads",
+	       moves, errors);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	EXPECT_GT(moves - errors, 10);
+	EXPECT_EQ(0, settled_usage(a));
+	EXPECT_EQ(0, settled_usage(b));
+	EXPECT_EQ(0, cn_stat_value(a, "rss") + cn_stat_value(b, "rss"));
+	EXPECT_EQ(0, cn_stat_value(a, "shmem") + cn_stat_value(b, "shmem"));
+}
+
 FIXTURE(memswap) {
 	struct cn_env env;
 	char *root;
