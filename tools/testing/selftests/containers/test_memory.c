@@ -507,17 +507,19 @@ static void check_nobody_writes_nothing(struct __test_metadata *_metadata,
 			continue;
 		cn_path(path, sizeof(path), cont, de->d_name);
 		ASSERT_EQ(0, stat(path, &st));
-		if (!(st.st_mode & S_IWUSR))
+		/* Root's write permission (0200), read permission (0400). */
+		if (!(st.st_mode & 0200))
 			continue;
-		before[0] = after[0] = '\0';
-		if (st.st_mode & S_IRUSR)
+		before[0] = '\0';
+		after[0] = '\0';
+		if (st.st_mode & 0400)
 			cn_read(path, before, sizeof(before) - 1);
 		EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, write_0, path))
 			TH_LOG("%s", path);
 		EXPECT_EQ(-EACCES, cn_run_as(CN_NOBODY, write_swappiness_1,
 					     path))
 			TH_LOG("%s", path);
-		if (st.st_mode & S_IRUSR)
+		if (st.st_mode & 0400)
 			cn_read(path, after, sizeof(after) - 1);
 		EXPECT_STREQ(before, after)
 			TH_LOG("%s", path);
@@ -549,7 +551,6 @@ TEST_F(mem, nobody_writes_no_memory_file)
 	EXPECT_EQ(1, oom_value(c, "oom_kill_disable"));
 	EXPECT_EQ(3, cn_read_long_in(c, "memory.move_charge_at_immigrate"));
 }
-
 
 /*
  * memory.oom_control as in cgroup v1: oom_kill_disable 0 or 1 (not at the
