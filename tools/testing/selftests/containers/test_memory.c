@@ -1351,6 +1351,42 @@ TEST_F_TIMEOUT(memfs, limit_reclaim_scans_own_lists_only, 300)
 }
 
 /*
+ * Reclaim for a hard limit ages the active list only when the workload
+ * refaults or the inactive list runs short, as the kernel's own reclaim
+ * does: a set read twice (active) survives a stream read once through
+ * the same container, whose pages go instead.
+ */
+TEST_F_TIMEOUT(memfs, limit_reclaim_keeps_active_set_without_refaults, 300)
+{
+	long active, after;
+	char a[CN_PATH_LEN];
+	struct worker w;
+
+	cn_path(a, sizeof(a), self->root, "a");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_write_in(a, "memory.limit_in_bytes", "64M"));
+	ASSERT_EQ(0, worker_start(&w, a, self->file));
+	/* The first 24 MiB, twice: the second read activates them. */
+	ASSERT_EQ(0, worker_do(&w, W_READ, 24, BIG_FILE));
+	ASSERT_EQ(0, worker_do(&w, W_READ, 24, BIG_FILE));
+	ASSERT_EQ(0, cn_lru_drain());
+	active = cn_stat_value(a, "active_file");
+	ASSERT_GE(active, 22 * MB);
+	/* The last 128 MiB once: 64 MiB more than the limit holds. */
+	ASSERT_EQ(0, worker_do(&w, W_READ_TAIL, 128, BIG_FILE));
+	ASSERT_EQ(0, cn_lru_drain());
+	after = cn_stat_value(a, "active_file");
+	TH_LOG("active_file %ld kB -> %ld kB after 128 MiB streamed; inactive_file %ld kB, pgscan %ld, failcnt %ld",
+	       active / 1024, after / 1024,
+	       cn_stat_value(a, "inactive_file") / 1024,
+	       cn_stat_value(a, "pgscan"),
+	       cn_read_long_in(a, "memory.failcnt"));
+	EXPECT_GE(cn_read_long_in(a, "memory.failcnt"), 1);
+	EXPECT_GE(after, active - 2 * MB);
+	worker_stop(&w);
+}
+
+/*
  * Reclaim walks a subtree and may sleep at each container on the way:
  * containers removed meanwhile, the one it is at included, must neither
  * stop nor derail it.
