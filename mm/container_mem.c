@@ -817,6 +817,69 @@ struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec)
 			  lruvec_pgdat(lruvec));
 }
 
+/*
+ * Workingset events (refaults, activations, restores) of a folio of @lruvec
+ * count in its container and every ancestor's lruvec, as a memory cgroup's
+ * hierarchical statistics do: reclaim of a subtree compares its own.
+ */
+void __container_mem_lruvec_mod(struct lruvec *lruvec,
+				enum node_stat_item idx, int val)
+{
+	for (; lruvec && !mem_lruvec_is_node(lruvec);
+	     lruvec = container_mem_parent_lruvec(lruvec))
+		atomic_long_add(val, &lruvec->workingset[idx -
+						WORKINGSET_REFAULT_BASE]);
+}
+
+/**
+ * container_mem_lruvec_id - the id a shadow entry records for an lruvec
+ * @lruvec: the lruvec a folio is evicted from
+ *
+ * Return: the id of @lruvec's container, 0 for a node's own lruvec.
+ */
+unsigned short container_mem_lruvec_id(struct lruvec *lruvec)
+{
+	if (mem_lruvec_is_node(lruvec))
+		return 0;
+	return mem_lruvec_owner(lruvec)->id;
+}
+
+/**
+ * container_mem_lruvec_tryget - the lruvec of a shadow entry's container
+ * @id: the id container_mem_lruvec_id() gave at eviction
+ * @pgdat: the node of the evicted folio
+ *
+ * A container that is freed since (its id may be another's by now, as
+ * with memory cgroup ids) gives NULL.  Put the lruvec with
+ * container_mem_lruvec_put().
+ *
+ * Context: RCU read lock held.
+ * Return: the lruvec, its container pinned; the node's for id 0; or NULL.
+ */
+struct lruvec *container_mem_lruvec_tryget(unsigned short id,
+					   struct pglist_data *pgdat)
+{
+	struct mem_container *mc;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
+	if (!id)
+		return &pgdat->__lruvec;
+	mc = xa_load(&mem_ids, id);
+	if (!mc || !percpu_ref_tryget(&mc->ref))
+		return NULL;
+	return mem_lruvec(mc, pgdat);
+}
+
+/**
+ * container_mem_lruvec_put - let go of container_mem_lruvec_tryget()'s pin
+ * @lruvec: what it returned
+ */
+void container_mem_lruvec_put(struct lruvec *lruvec)
+{
+	if (lruvec && !mem_lruvec_is_node(lruvec))
+		percpu_ref_put(&mem_lruvec_owner(lruvec)->ref);
+}
+
 static bool mem_counter_fits(struct page_counter *c, unsigned long nr)
 {
 	for (; c; c = c->parent)
@@ -2593,16 +2656,22 @@ static void mem_free_work(struct work_struct *work)
 	if (!mem_is_top(parent))
 		percpu_ref_put(&parent->ref);
 	static_branch_dec(&container_mem_charging);
-	/* No swap slot records it (each holds a reference): let the id go. */
-	xa_erase_irq(&mem_ids, mc->id);
-	/* Lookups by id hold the RCU read lock. */
 	call_rcu(&mc->rcu, mem_free_struct);
 }
 
 static void mem_ref_release(struct percpu_ref *ref)
 {
 	struct mem_container *mc = container_of(ref, struct mem_container, ref);
+	unsigned long flags;
 
+	/*
+	 * No folio, swap slot or stock refers to it: its id goes now, and
+	 * lookups by id (RCU, container_mem_lruvec_tryget()) are over before
+	 * mem_free_work() frees what they look at.
+	 */
+	xa_lock_irqsave(&mem_ids, flags);
+	__xa_erase(&mem_ids, mc->id);
+	xa_unlock_irqrestore(&mem_ids, flags);
 	queue_rcu_work(system_wq, &mc->free_rwork);
 }
 
@@ -2678,7 +2747,8 @@ mem_create(struct container_subsys_state *parent_css)
 	mc = kmem_cache_zalloc(mem_cachep, GFP_KERNEL);
 	if (!mc)
 		return ERR_PTR(-ENOMEM);
-	ret = xa_alloc_irq(&mem_ids, &id, mc, XA_LIMIT(1, USHRT_MAX),
+	/* Reserved: lookups by id find it only once it is set up. */
+	ret = xa_alloc_irq(&mem_ids, &id, NULL, XA_LIMIT(1, USHRT_MAX),
 			   GFP_KERNEL);
 	if (ret) {
 		kmem_cache_free(mem_cachep, mc);
@@ -2690,6 +2760,7 @@ mem_create(struct container_subsys_state *parent_css)
 		kmem_cache_free(mem_cachep, mc);
 		return ERR_PTR(-ENOMEM);
 	}
+	xa_store_irq(&mem_ids, id, mc, GFP_KERNEL);
 	if (!static_key_enabled(&container_mem_swap_owned))
 		static_branch_enable(&container_mem_swap_owned);
 	/* A child's folios move to its parent: keep the parent till then. */

@@ -110,9 +110,9 @@ container_mem_zone_lru_size(struct lruvec *lruvec, enum lru_list lru, int zid)
 }
 
 /*
- * lruvec_page_state(): a container's LRU sizes are its lruvec's own; the
- * node's own lruvec answers for the whole node, as the root memory
- * cgroup's does (reclaim balances the node on them).
+ * lruvec_page_state(): a container's LRU sizes and workingset events are
+ * its lruvec's own; the node's own lruvec answers for the whole node, as
+ * the root memory cgroup's does (reclaim balances the node on them).
  */
 static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
 						       enum node_stat_item idx)
@@ -121,8 +121,12 @@ static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
 	unsigned long size = 0;
 	int zid;
 
-	if (idx < NR_LRU_BASE || idx >= NR_LRU_BASE + NR_LRU_LISTS ||
-	    lruvec == &pgdat->__lruvec)
+	if (lruvec == &pgdat->__lruvec)
+		return node_page_state(pgdat, idx);
+	if (idx >= WORKINGSET_REFAULT_BASE && idx <= WORKINGSET_RESTORE_FILE)
+		return atomic_long_read(&lruvec->workingset[idx -
+						WORKINGSET_REFAULT_BASE]);
+	if (idx < NR_LRU_BASE || idx >= NR_LRU_BASE + NR_LRU_LISTS)
 		return node_page_state(pgdat, idx);
 	for (zid = 0; zid < MAX_NR_ZONES; zid++)
 		size += container_mem_zone_lru_size(lruvec, idx - NR_LRU_BASE,
@@ -132,6 +136,12 @@ static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
 
 /* The memory.swappiness for reclaim of @lruvec. */
 int container_mem_swappiness(struct lruvec *lruvec, int swappiness);
+/* The id a workingset shadow entry records for @lruvec (0: the node's). */
+unsigned short container_mem_lruvec_id(struct lruvec *lruvec);
+/* The lruvec of shadow id @id on @pgdat, pinned; NULL when it is gone. */
+struct lruvec *container_mem_lruvec_tryget(unsigned short id,
+					   struct pglist_data *pgdat);
+void container_mem_lruvec_put(struct lruvec *lruvec);
 /* The lruvec of the container of memory state @css on @pgdat. */
 struct lruvec *container_mem_css_lruvec(struct container_subsys_state *css,
 					struct pglist_data *pgdat);
@@ -244,6 +254,21 @@ static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
 static inline struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec)
 {
 	return NULL;
+}
+
+static inline unsigned short container_mem_lruvec_id(struct lruvec *lruvec)
+{
+	return 0;
+}
+
+static inline struct lruvec *
+container_mem_lruvec_tryget(unsigned short id, struct pglist_data *pgdat)
+{
+	return NULL;
+}
+
+static inline void container_mem_lruvec_put(struct lruvec *lruvec)
+{
 }
 
 static inline int container_mem_swappiness(struct lruvec *lruvec,

@@ -1386,6 +1386,120 @@ TEST_F_TIMEOUT(memfs, limit_reclaim_keeps_active_set_without_refaults, 300)
 	worker_stop(&w);
 }
 
+#define THRASH_FILE	RAM_MNT "/thrash"
+#define THRASH_MB	40
+
+/* THRASH_FILE, written once, not in the page cache. */
+static int setup_thrash_file(void)
+{
+	static char buf[1 << 20];
+	struct stat st;
+	int fd, i;
+
+	if (!stat(THRASH_FILE, &st) && st.st_size == THRASH_MB * MB)
+		goto drop;
+	fd = open(THRASH_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	memset(buf, 't', sizeof(buf));
+	for (i = 0; i < THRASH_MB; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			break;
+	close(fd);
+	if (i < THRASH_MB)
+		return -1;
+drop:
+	sync();
+	return cn_write("/proc/sys/vm/drop_caches", "1");
+}
+
+/* Read the first @mb MiB of @path; -1 on error. */
+static int read_head(const char *path, long mb)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+	long done = 0;
+	ssize_t n = 1;
+
+	if (fd < 0)
+		return -1;
+	while (done < mb * MB && (n = read(fd, buf, sizeof(buf))) > 0)
+		done += n;
+	close(fd);
+	return done < mb * MB ? -1 : 0;
+}
+
+/*
+ * A child in @cont that thrashes THRASH_FILE until killed: its first 16
+ * MiB read twice (active), then the whole file over and over, more than
+ * the container holds, so that its pages refault and are activated.
+ */
+static pid_t start_thrasher(const char *cont)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (cn_move_self(cont) || read_head(THRASH_FILE, 16) ||
+	    read_head(THRASH_FILE, 16))
+		_exit(2);
+	for (;;)
+		if (read_head(THRASH_FILE, THRASH_MB))
+			_exit(3);
+}
+
+/*
+ * Workingset refaults are a container's own: another container thrashing
+ * (its refaults activating pages) beside a container streaming through
+ * its limit does not make the streaming one age its active set, which
+ * survives as when it is alone.
+ */
+TEST_F_TIMEOUT(memfs, refaults_elsewhere_leave_active_set, 300)
+{
+	long active, after, act_before, act_after;
+	char a[CN_PATH_LEN], b[CN_PATH_LEN];
+	struct worker w;
+	pid_t thrasher;
+
+	ASSERT_EQ(0, setup_thrash_file());
+	cn_path(a, sizeof(a), self->root, "a");
+	cn_path(b, sizeof(b), self->root, "b");
+	ASSERT_EQ(0, cn_mkdir(a));
+	ASSERT_EQ(0, cn_mkdir(b));
+	ASSERT_EQ(0, cn_write_in(a, "memory.limit_in_bytes", "64M"));
+	ASSERT_EQ(0, cn_write_in(b, "memory.limit_in_bytes", "32M"));
+	ASSERT_EQ(0, worker_start(&w, a, self->file));
+	ASSERT_EQ(0, worker_do(&w, W_READ, 24, BIG_FILE));
+	ASSERT_EQ(0, worker_do(&w, W_READ, 24, BIG_FILE));
+	ASSERT_EQ(0, cn_lru_drain());
+	active = cn_stat_value(a, "active_file");
+	ASSERT_GE(active, 22 * MB);
+
+	thrasher = start_thrasher(b);
+	ASSERT_GT(thrasher, 0);
+	cn_env_track(&self->env, thrasher);
+	/* Let it reach its limit and refault. */
+	cn_sleep_ms(2000);
+	act_before = cn_keyed_value("/proc", "vmstat",
+				    "workingset_activate_file");
+	ASSERT_EQ(0, worker_do(&w, W_READ_TAIL, 128, BIG_FILE));
+	act_after = cn_keyed_value("/proc", "vmstat",
+				   "workingset_activate_file");
+	ASSERT_EQ(0, kill(thrasher, SIGKILL));
+	ASSERT_EQ(thrasher, waitpid(thrasher, NULL, 0));
+	cn_env_untrack(&self->env, thrasher);
+	ASSERT_EQ(0, cn_lru_drain());
+	after = cn_stat_value(a, "active_file");
+	TH_LOG("a: active_file %ld kB -> %ld kB after 128 MiB streamed; %ld refaulting pages activated meanwhile (b: usage %ld kB, failcnt %ld)",
+	       active / 1024, after / 1024, act_after - act_before,
+	       usage(b) / 1024, cn_read_long_in(b, "memory.failcnt"));
+	/* The test means something only if b's refaults were activated. */
+	EXPECT_GE(act_after - act_before, 256);
+	EXPECT_GE(after, active - 2 * MB);
+	worker_stop(&w);
+}
+
 /*
  * Reclaim walks a subtree and may sleep at each container on the way:
  * containers removed meanwhile, the one it is at included, must neither
