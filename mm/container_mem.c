@@ -1832,6 +1832,8 @@ static int mem_move_pmd_range(pmd_t *pmd, unsigned long addr,
 		walk->action = ACTION_AGAIN;
 		return 0;
 	}
+	/* For sparse, which loses the lock taken in pte_offset_map_lock(). */
+	__acquire(ptl);
 	for (; addr != end; pte++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte);
 
