@@ -1089,11 +1089,27 @@ static long meminfo(const char *key)
 #define BIG_FILE	RAM_MNT "/big"
 #define BIG_MB		256
 
-static int setup_big_file(void)
+/* Write @mb MiB of @c to a new file @path; 0 or -1. */
+static int write_mb_file(const char *path, long mb, char c)
 {
 	static char buf[1 << 20];
+	long i;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	memset(buf, c, sizeof(buf));
+	for (i = 0; i < mb; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			break;
+	close(fd);
+	return i < mb ? -1 : 0;
+}
+
+static int setup_big_file(void)
+{
 	struct stat st;
-	int fd, i;
 
 	mkdir(RAM_MNT, 0755);
 	if (!stat(BIG_FILE, &st) && st.st_size == BIG_MB * MB)
@@ -1102,15 +1118,7 @@ static int setup_big_file(void)
 	    (cn_run("mke2fs -q " RAM_DEV " >/dev/null 2>&1") ||
 	     cn_run("mount -t ext2 " RAM_DEV " " RAM_MNT)))
 		return -1;
-	fd = open(BIG_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -1;
-	memset(buf, 'y', sizeof(buf));
-	for (i = 0; i < BIG_MB; i++)
-		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
-			break;
-	close(fd);
-	if (i < BIG_MB)
+	if (write_mb_file(BIG_FILE, BIG_MB, 'y'))
 		return -1;
 drop:
 	sync();
@@ -1392,23 +1400,11 @@ TEST_F_TIMEOUT(memfs, limit_reclaim_keeps_active_set_without_refaults, 300)
 /* THRASH_FILE, written once, not in the page cache. */
 static int setup_thrash_file(void)
 {
-	static char buf[1 << 20];
 	struct stat st;
-	int fd, i;
 
-	if (!stat(THRASH_FILE, &st) && st.st_size == THRASH_MB * MB)
-		goto drop;
-	fd = open(THRASH_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
+	if ((stat(THRASH_FILE, &st) || st.st_size != THRASH_MB * MB) &&
+	    write_mb_file(THRASH_FILE, THRASH_MB, 't'))
 		return -1;
-	memset(buf, 't', sizeof(buf));
-	for (i = 0; i < THRASH_MB; i++)
-		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
-			break;
-	close(fd);
-	if (i < THRASH_MB)
-		return -1;
-drop:
 	sync();
 	return cn_write("/proc/sys/vm/drop_caches", "1");
 }
