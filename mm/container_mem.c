@@ -31,8 +31,10 @@
  * a hard limit and the soft-limit handler reclaim through
  * try_to_free_container_pages(), which scans the lruvecs of the subtree
  * only; global reclaim (kswapd, direct) scans the node's own lruvec and
- * every container's (shrink_node_containers() in mm/vmscan.c).  The sizes
- * of the lists are each lruvec's own (lruvec->lru_zone_size).
+ * every container's (shrink_node_containers() in mm/vmscan.c, and
+ * lru_gen_shrink_containers() with the multi-gen LRU).  The sizes of the
+ * lists are each lruvec's own (lruvec->lru_zone_size), for the classic
+ * lists and the generations alike.
  *
  * Statistics.  memory.stat counts what mm/ counts for a folio in the node
  * statistics (NR_FILE_PAGES as cache, NR_ANON_MAPPED as rss, ...): the
@@ -50,7 +52,11 @@
  * that moment (isolated by reclaim or migration, in per-CPU LRU batches)
  * come back to the removed container's lists: a delayed work item moves
  * them up too, until no page is charged to it.  The structure is freed
- * once the last reference is gone.
+ * once the last reference is gone.  Before folios move (here, and when
+ * their charges move with a task), the multi-gen LRU is told to leave the
+ * generations of the container's folios alone (mem_start_move()), as
+ * memory cgroups' moving_account does: its page table scans update them
+ * without the LRU lock.
  *
  * Limits.  A charge that would take a container (or an ancestor) over its
  * hard limit first reclaims from that container's subtree.  If that fails,
@@ -201,6 +207,9 @@ struct mem_percpu {
  * @move_charge: memory.move_charge_at_immigrate (MEM_MOVE_*)
  * @under_oom: tasks waiting for room under this container's hard limit
  * @dead: removed: its statistics go to the parent from now on
+ * @moving: folios are being moved to another container's lruvec: the
+ *	multi-gen LRU must not change their generation meanwhile
+ *	(mem_start_move())
  * @zombie_work: moves up the folios that come back to a removed container
  * @zombie_delay: the current delay of @zombie_work
  * @free_rwork: frees the per-node parts and counters after the last put
@@ -226,6 +235,7 @@ struct mem_container {
 	unsigned int move_charge;
 	atomic_t under_oom;
 	bool dead;
+	atomic_t moving;
 	struct delayed_work zombie_work;
 	unsigned long zombie_delay;
 	struct rcu_work free_rwork;
@@ -842,6 +852,52 @@ unsigned short container_mem_lruvec_id(struct lruvec *lruvec)
 	if (mem_lruvec_is_node(lruvec))
 		return 0;
 	return mem_lruvec_owner(lruvec)->id;
+}
+
+/**
+ * container_mem_lruvec_rcu - the lruvec of a shadow entry's container
+ * @id: the id container_mem_lruvec_id() gave at eviction
+ * @pgdat: the node of the evicted folio
+ *
+ * The lruvec stays valid until the caller leaves its RCU read-side
+ * section: a container's per-node parts are freed a grace period after
+ * its id is erased (mem_ref_release()).
+ *
+ * Context: RCU read lock held.
+ * Return: the lruvec; the node's for id 0; NULL when the container is gone.
+ */
+struct lruvec *container_mem_lruvec_rcu(unsigned short id,
+					struct pglist_data *pgdat)
+{
+	struct mem_container *mc;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
+	if (!id)
+		return &pgdat->__lruvec;
+	mc = xa_load(&mem_ids, id);
+	return mc ? mem_lruvec(mc, pgdat) : NULL;
+}
+
+/**
+ * container_mem_lruvec_moving - are folios leaving @lruvec's container?
+ * @lruvec: the lruvec whose folios the multi-gen LRU is about to age
+ *
+ * folio_update_gen() may only run on a folio of @lruvec while the folio
+ * stays there.  A container's folios move to another lruvec when it is
+ * removed or emptied (mem_reparent()) and when their charges move with a
+ * task (mem_move_charges()); the mover raises @moving and waits a grace
+ * period first, so a caller that saw it clear under rcu_read_lock() is done
+ * before any folio moves, as with memory cgroups' moving_account.
+ *
+ * Context: RCU read lock held, until the caller is done with the folios.
+ * Return: true if the caller must leave the folios' generations alone.
+ */
+bool container_mem_lruvec_moving(struct lruvec *lruvec)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
+	if (mem_lruvec_is_node(lruvec))
+		return false;
+	return atomic_read(&mem_lruvec_owner(lruvec)->moving);
 }
 
 /**
@@ -1636,6 +1692,24 @@ void container_mem_split(struct page *head, int old_order, int new_order)
 #define MEM_MOVE_FILE	0x2U	/* page cache and shmem pages mapped */
 #define MEM_MOVE_MASK	(MEM_MOVE_ANON | MEM_MOVE_FILE)
 
+/*
+ * Folios of @mc are about to move to other lruvecs: the multi-gen LRU stops
+ * changing their generations first (container_mem_lruvec_moving()).
+ */
+static void mem_start_move(struct mem_container *mc)
+{
+	if (!IS_ENABLED(CONFIG_LRU_GEN))
+		return;
+	atomic_inc(&mc->moving);
+	synchronize_rcu();
+}
+
+static void mem_end_move(struct mem_container *mc)
+{
+	if (IS_ENABLED(CONFIG_LRU_GEN))
+		atomic_dec(&mc->moving);
+}
+
 /**
  * struct mem_move - the charges of one mm to move after an attach
  * @node: in mem_moves
@@ -1877,6 +1951,7 @@ static void mem_move_charges(struct mem_move *mv)
 		return;
 	/* Folios in per-CPU LRU batches cannot be taken off a list. */
 	lru_add_drain_all();
+	mem_start_move(mv->from);
 	for (;;) {
 		if (mmap_read_lock_killable(mv->mm))
 			break;
@@ -1895,6 +1970,7 @@ static void mem_move_charges(struct mem_move *mv)
 		}
 		mv->precharge += ahead;
 	}
+	mem_end_move(mv->from);
 	if (mv->precharge)
 		mem_cancel_charge(mv->to, mv->precharge);
 	if (mv->to)
@@ -1984,14 +2060,14 @@ static int mem_write_move_charge(struct container_subsys_state *css,
 #define MEM_MOVE_BATCH	PAGEVEC_SIZE
 
 /*
- * Move the folios of list @lru of @from (@mc's) to the tail of @to's list,
- * and make them @to's (owner word @word; 0 at the top).  Only folios whose
- * LRU flag this clears move: those isolated by someone else, or being
+ * Move the folios of list @head of @from (@mc's) to the tail of their list
+ * of @to, and make them @to's (owner word @word; 0 at the top).  Only folios
+ * whose LRU flag this clears move: those isolated by someone else, or being
  * freed, stay.  Each folio moved takes its references to @to's container
  * (@to_mc; NULL at the top).  Return the pages moved.
  */
 static unsigned long mem_move_lru_list(struct lruvec *from, struct lruvec *to,
-				       enum lru_list lru,
+				       struct list_head *head,
 				       struct mem_container *to_mc)
 {
 	unsigned long word = to_mc ? mem_word(to_mc) : 0, moved = 0, pass;
@@ -2006,7 +2082,7 @@ static unsigned long mem_move_lru_list(struct lruvec *from, struct lruvec *to,
 		full = false;
 		spin_lock_irq(&from->lru_lock);
 		spin_lock_nested(&to->lru_lock, SINGLE_DEPTH_NESTING);
-		list_for_each_entry_safe(folio, next, &from->lists[lru], lru) {
+		list_for_each_entry_safe(folio, next, head, lru) {
 			long nr = folio_nr_pages(folio);
 
 			if (!folio_test_lru(folio) || !folio_try_get(folio))
@@ -2035,6 +2111,27 @@ next:
 	return moved;
 }
 
+/*
+ * The same for the generations of the multi-gen LRU: while it is on, or
+ * while it is being turned on or off, they hold the evictable folios.
+ */
+static unsigned long mem_move_lru_gen(struct lruvec *from, struct lruvec *to,
+				      struct mem_container *to_mc)
+{
+	unsigned long moved = 0;
+#ifdef CONFIG_LRU_GEN
+	int gen, type, zone;
+
+	for (gen = 0; gen < MAX_NR_GENS; gen++)
+		for (type = 0; type < ANON_AND_FILE; type++)
+			for (zone = 0; zone < MAX_NR_ZONES; zone++)
+				moved += mem_move_lru_list(from, to,
+					&from->lrugen.folios[gen][type][zone],
+					to_mc);
+#endif
+	return moved;
+}
+
 static void mem_kick_zombie(struct mem_container *mc)
 {
 	mod_delayed_work(system_wq, &mc->zombie_work, 0);
@@ -2050,19 +2147,26 @@ static unsigned long mem_reparent(struct mem_container *mc)
 	struct mem_container *parent = mem_parent(mc);
 	struct mem_container *to_mc = mem_is_top(parent) ? NULL : parent;
 	unsigned long moved = 0;
-	enum lru_list lru;
 	int nid;
 
+	if (!page_counter_read(&mc->memory))
+		return 0;
+	mem_start_move(mc);
 	for_each_node(nid) {
 		struct pglist_data *pgdat = NODE_DATA(nid);
+		struct lruvec *from, *to;
+		enum lru_list lru;
 
 		if (!pgdat)
 			continue;
+		from = mem_lruvec(mc, pgdat);
+		to = mem_lruvec(parent, pgdat);
 		for_each_evictable_lru(lru)
-			moved += mem_move_lru_list(mem_lruvec(mc, pgdat),
-						   mem_lruvec(parent, pgdat),
-						   lru, to_mc);
+			moved += mem_move_lru_list(from, to, &from->lists[lru],
+						   to_mc);
+		moved += mem_move_lru_gen(from, to, to_mc);
 	}
+	mem_end_move(mc);
 	if (!moved)
 		return 0;
 	if (to_mc) {

@@ -93,6 +93,12 @@ static inline bool container_mem_folio_matches_lruvec(struct folio *folio,
 	return container_mem_folio_lruvec(folio) == lruvec;
 }
 
+/* Is @lruvec a memory container's, not a node's own? */
+static inline bool container_mem_owns_lruvec(struct lruvec *lruvec)
+{
+	return lruvec != &lruvec_pgdat(lruvec)->__lruvec;
+}
+
 /* A folio's LRU lists and their lock count for its container's lruvec. */
 static inline void container_mem_update_lru_size(struct lruvec *lruvec,
 						 enum lru_list lru, int zid,
@@ -138,6 +144,11 @@ static inline unsigned long container_mem_lruvec_state(struct lruvec *lruvec,
 int container_mem_swappiness(struct lruvec *lruvec, int swappiness);
 /* The id a workingset shadow entry records for @lruvec (0: the node's). */
 unsigned short container_mem_lruvec_id(struct lruvec *lruvec);
+/* The lruvec of shadow id @id on @pgdat, under RCU; NULL when it is gone. */
+struct lruvec *container_mem_lruvec_rcu(unsigned short id,
+					struct pglist_data *pgdat);
+/* Are folios moving away from @lruvec's container (lru_gen_look_around())? */
+bool container_mem_lruvec_moving(struct lruvec *lruvec);
 /* The lruvec of shadow id @id on @pgdat, pinned; NULL when it is gone. */
 struct lruvec *container_mem_lruvec_tryget(unsigned short id,
 					   struct pglist_data *pgdat);
@@ -233,6 +244,11 @@ static inline bool container_mem_folio_matches_lruvec(struct folio *folio,
 	return lruvec_pgdat(lruvec) == folio_pgdat(folio);
 }
 
+static inline bool container_mem_owns_lruvec(struct lruvec *lruvec)
+{
+	return false;
+}
+
 static inline void container_mem_update_lru_size(struct lruvec *lruvec,
 						 enum lru_list lru, int zid,
 						 long nr_pages)
@@ -259,6 +275,17 @@ static inline struct lruvec *container_mem_parent_lruvec(struct lruvec *lruvec)
 static inline unsigned short container_mem_lruvec_id(struct lruvec *lruvec)
 {
 	return 0;
+}
+
+static inline struct lruvec *
+container_mem_lruvec_rcu(unsigned short id, struct pglist_data *pgdat)
+{
+	return &pgdat->__lruvec;
+}
+
+static inline bool container_mem_lruvec_moving(struct lruvec *lruvec)
+{
+	return false;
 }
 
 static inline struct lruvec *

@@ -311,6 +311,8 @@ container_css_is_descendant(struct container_subsys_state *css,
 	return false;
 }
 
+void container_lock(void);
+void container_unlock(void);
 struct container_subsys_state *seq_subsys_state(struct seq_file *sf);
 struct container_subsys_state *of_subsys_state(struct kernfs_open_file *of);
 struct container *container_kn_lock_live(struct kernfs_node *kn);
@@ -426,6 +428,8 @@ int proc_container_show(struct seq_file *m, struct pid_namespace *ns,
 
 #else /* !CONFIG_CONTAINERS */
 
+static inline void container_lock(void) {}
+static inline void container_unlock(void) {}
 static inline void container_threadgroup_change_begin(struct task_struct *tsk) {}
 static inline void container_threadgroup_change_end(struct task_struct *tsk) {}
 static inline void container_fork(struct task_struct *child) {}

@@ -377,6 +377,29 @@ static void init_container(struct container *cont, struct container_root *root,
 }
 
 /**
+ * container_lock - keep containers from being made or removed
+ *
+ * For code outside the core that changes something of every subsystem
+ * state and must not miss one being made meanwhile (the multi-gen LRU's
+ * switch, in mm/vmscan.c, converts each memory container's lruvecs).
+ *
+ * Context: process context; taken outside cpus_read_lock() and the memory
+ * hotplug lock.
+ */
+void container_lock(void)
+{
+	mutex_lock(&container_mutex);
+}
+
+/**
+ * container_unlock - undo container_lock()
+ */
+void container_unlock(void)
+{
+	mutex_unlock(&container_mutex);
+}
+
+/**
  * container_kn_lock_live - lock container_mutex from a kernfs callback
  * @kn: a container's directory, or one of its files
  *
