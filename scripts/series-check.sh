@@ -53,10 +53,17 @@ for p in $patches; do
 	git -C "$SRC" am -q "$p" >"$log" 2>&1 ||
 		die "[$n/$total] $name does not apply (log: $log)"
 	# Configuration: tinyconfig and the fragments; options that do not
-	# exist yet are dropped by olddefconfig.
+	# exist yet are dropped by olddefconfig.  While the memory controller
+	# still excludes the multi-gen LRU (until the patch that gives it
+	# container lruvecs), build without the latter, so that the
+	# controller is compiled at its own step.
+	: >"$OBJ/step.config"
+	if grep -q 'depends on MMU && !MEMCG && !LRU_GEN' "$SRC/init/Kconfig"; then
+		echo '# CONFIG_LRU_GEN is not set' >"$OBJ/step.config"
+	fi
 	kmake tinyconfig >>"$log" 2>&1
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
-		"$@" >>"$log" 2>&1
+		"$@" "$OBJ/step.config" >>"$log" 2>&1
 	kmake olddefconfig >>"$log" 2>&1
 	missing=$(grep -h '^CONFIG_.*=y' "$@" | while read -r line; do
 		grep -qx "$line" "$OBJ/.config" || printf ' %s' "${line%=y}"
