@@ -915,15 +915,12 @@ bool container_mem_lruvec_moving(struct lruvec *lruvec)
 struct lruvec *container_mem_lruvec_tryget(unsigned short id,
 					   struct pglist_data *pgdat)
 {
-	struct mem_container *mc;
+	struct lruvec *lruvec = container_mem_lruvec_rcu(id, pgdat);
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
-	if (!id)
-		return &pgdat->__lruvec;
-	mc = xa_load(&mem_ids, id);
-	if (!mc || !percpu_ref_tryget(&mc->ref))
+	if (lruvec && !mem_lruvec_is_node(lruvec) &&
+	    !percpu_ref_tryget(&mem_lruvec_owner(lruvec)->ref))
 		return NULL;
-	return mem_lruvec(mc, pgdat);
+	return lruvec;
 }
 
 /**
