@@ -38,10 +38,11 @@
  *
  * Statistics.  memory.stat counts what mm/ counts for a folio in the node
  * statistics (NR_FILE_PAGES as cache, NR_ANON_MAPPED as rss, ...): the
- * lruvec statistics calls of vmstat.h call __container_mem_stat_mod_folio()
- * for the items memory.stat shows, at the moment mm/ counts them, into
- * per-CPU counters of the folio's owner.  The LRU lines are the sizes of
- * the container's lruvecs.
+ * lruvec statistics calls of vmstat.h add to the per-CPU counters of the
+ * folio's owner for the items memory.stat shows, at the moment mm/ counts
+ * them, inline: the owner word leads to the counters
+ * (container_mem_node->stat; a removed owner's folios count for its heir
+ * out of line).  The LRU lines are the sizes of the container's lruvecs.
  *
  * Removal.  Each charged page holds a reference on its owner's percpu_ref
  * (so does a stock, a child, and a charge in flight).  When a container is
@@ -166,24 +167,8 @@ enum mem_event {
 	MEM_NR_EVENTS,
 };
 
-/*
- * Page counts of memory.stat: per CPU, and folded from removed children.
- * Each is a node statistic of mm/ (mem_stat_item()).
- */
-enum mem_stat_item {
-	MEM_CACHE,		/* NR_FILE_PAGES: page cache, shmem, swap cache */
-	MEM_RSS,		/* NR_ANON_MAPPED */
-	MEM_RSS_HUGE,		/* NR_ANON_THPS */
-	MEM_SHMEM,		/* NR_SHMEM */
-	MEM_MAPPED_FILE,	/* NR_FILE_MAPPED */
-	MEM_DIRTY,		/* NR_FILE_DIRTY */
-	MEM_WRITEBACK,		/* NR_WRITEBACK */
-	MEM_SWAP,		/* swap slots charged to it (no node statistic) */
-	MEM_NR_STATS,
-};
-
 struct mem_percpu {
-	long stat[MEM_NR_STATS];
+	long stat[CONTAINER_MEM_NR_STATS];
 	unsigned long ev[MEM_NR_EVENTS];
 };
 
@@ -193,9 +178,9 @@ struct mem_percpu {
  * @memory: usage, hard limit, peak and failcnt, in pages
  * @memsw: the same for memory and swap together (memory.memsw.*)
  * @soft_limit: the soft limit, in pages
- * @ref: one reference per charged page and per swap slot charged to it,
- *	per stock holding its pages, per child and per charge in flight,
- *	plus the initial one until removal
+ * @ref: one reference per charged page (stocked pages too) and per swap
+ *	slot charged to it, per stock holding its pages, per child and per
+ *	charge in flight, plus the initial one until removal
  * @pcpu: per-CPU page counts and event counters
  * @folded: page counts handed over from removed descendants
  * @soft_work: the over-limit handler (container_mem_wq)
@@ -225,7 +210,7 @@ struct mem_container {
 	unsigned long soft_limit;
 	struct percpu_ref ref;
 	struct mem_percpu __percpu *pcpu;
-	atomic_long_t folded[MEM_NR_STATS];
+	atomic_long_t folded[CONTAINER_MEM_NR_STATS];
 	struct work_struct soft_work;
 	atomic_long_t soft_reclaimed;
 	unsigned long throttle_mark;
@@ -248,20 +233,21 @@ struct mem_container {
  * struct mem_stock - pages charged ahead to one container on one CPU
  * @lock: guards the stock, with interrupts off
  * @cached: the container they are charged to (with a reference), or NULL
- * @nr_pages: how many
+ * @nr_pages: how many; each holds a reference on @cached too
  *
  * A charge takes its pages from its CPU's stock when that holds pages of
  * its container; otherwise it charges the page_counters for a batch of
  * MEM_CHARGE_BATCH pages and keeps the rest here.  An uncharge gives its
  * pages back to the stock of the same container.  So most charges and
- * uncharges do not touch the page_counters of the hierarchy at all.
+ * uncharges do not touch the page_counters of the hierarchy at all, nor
+ * the container's reference count: a page's reference moves with it.
  *
  * Stocked pages count in the page_counters, memory and memsw alike
- * (against the limits and in
- * the peak), but memory.usage_in_bytes leaves them out.  The stocks of a
- * subtree are given back before a charge reclaims for a limit, when a
- * limit is set, on force_empty and when a container is removed; a dead
- * CPU's stock is given back by the CPU hotplug callback.
+ * (against the limits and in the peak), but memory.usage_in_bytes leaves
+ * them out.  The stocks of a subtree are given back before a charge
+ * reclaims for a limit, when a limit is set, on force_empty and when a
+ * container is removed; a dead CPU's stock is given back by the CPU
+ * hotplug callback.
  */
 struct mem_stock {
 	local_lock_t lock;
@@ -364,7 +350,8 @@ static unsigned long mem_event_sum(struct mem_container *mc, enum mem_event ev)
 }
 
 /* Pages @mc counts for @item; negative for a moment while folios move. */
-static long mem_stat_read(struct mem_container *mc, enum mem_stat_item item)
+static long mem_stat_read(struct mem_container *mc,
+			  enum container_mem_stat_item item)
 {
 	long sum = atomic_long_read(&mc->folded[item]);
 	int cpu;
@@ -405,56 +392,36 @@ static void mem_stat_fold(struct mem_container *mc, struct mem_container *to,
 	}
 }
 
-/* The memory.stat item that counts node statistic @idx, or -1. */
-static __always_inline int mem_stat_item(enum node_stat_item idx)
+/* Add @val pages to item @item of @mc (or its heir; the top keeps none). */
+static void mem_stat_mod(struct mem_container *mc,
+			 enum container_mem_stat_item item, long val)
 {
-	switch (idx) {
-	case NR_FILE_PAGES:
-		return MEM_CACHE;
-	case NR_ANON_MAPPED:
-		return MEM_RSS;
-	case NR_ANON_THPS:
-		return MEM_RSS_HUGE;
-	case NR_SHMEM:
-		return MEM_SHMEM;
-	case NR_FILE_MAPPED:
-		return MEM_MAPPED_FILE;
-	case NR_FILE_DIRTY:
-		return MEM_DIRTY;
-	case NR_WRITEBACK:
-		return MEM_WRITEBACK;
-	default:
-		return -1;
-	}
-}
-
-/**
- * __container_mem_stat_mod_folio - mm/ counts a charged folio in a statistic
- * @folio: the folio
- * @idx: the node statistic
- * @val: by how much it changes, in pages
- *
- * Called from the lruvec statistics calls of <linux/vmstat.h> for a folio
- * whose owner word is set, so memory.stat changes where the node's
- * counters do.  Items memory.stat does not show are left at once: the
- * word of a slab folio (NR_SLAB_*) is its obj_exts, not an owner.
- *
- * Context: any; the folio is held, or being freed by the caller.
- */
-void __container_mem_stat_mod_folio(struct folio *folio,
-				    enum node_stat_item idx, int val)
-{
-	int item = mem_stat_item(idx);
-	struct mem_container *mc;
-
-	if (item < 0)
-		return;
 	rcu_read_lock();
-	mc = mem_owner(folio);
 	mc = mc ? mem_stat_target(mc) : NULL;
 	if (mc)
 		this_cpu_add(mc->pcpu->stat[item], val);
 	rcu_read_unlock();
+}
+
+/**
+ * __container_mem_stat_mod_removed - count a folio of a removed container
+ * @folio: the folio
+ * @item: the memory.stat page count
+ * @val: by how much it changes, in pages
+ *
+ * The lruvec statistics calls of <linux/vmstat.h> count a charged folio
+ * in its container's per-CPU counters inline, through the owner word
+ * (container_mem_stat_mod_folio()); once the container is removed, its
+ * counters are folded into its parent's, and the folio's counts go to the
+ * nearest ancestor that is not removed, from here.
+ *
+ * Context: any; under RCU; the folio is held, or being freed by the caller.
+ */
+void __container_mem_stat_mod_removed(struct folio *folio,
+				      enum container_mem_stat_item item,
+				      int val)
+{
+	mem_stat_mod(mem_owner(folio), item, val);
 }
 
 static bool mem_is_descendant(struct mem_container *mc,
@@ -481,7 +448,8 @@ static struct mem_container *mem_charge_target(struct mm_struct *mm)
 	} else if (current->flags & PF_KTHREAD) {
 		return NULL;
 	}
-	mc = css_mem(task_subsys_state(task, mem_subsys_id));
+	mc = container_of(task_subsys_state(task, mem_subsys_id),
+			  struct mem_container, css);
 	return mem_is_top(mc) ? NULL : mc;
 }
 
@@ -503,6 +471,13 @@ static void mem_force_charge(struct mem_container *mc, unsigned long nr)
 	page_counter_charge(&mc->memsw, nr);
 }
 
+/* Uncharge @nr pages of @mc and drop the references they carry. */
+static void mem_cancel_pages(struct mem_container *mc, unsigned long nr)
+{
+	mem_cancel_charge(mc, nr);
+	percpu_ref_put_many(&mc->ref, nr);
+}
+
 /* Give back every page of @stock: its CPU's lock held, or the CPU dead. */
 static void mem_stock_drain(struct mem_stock *stock)
 {
@@ -511,17 +486,20 @@ static void mem_stock_drain(struct mem_stock *stock)
 	if (!mc)
 		return;
 	if (stock->nr_pages)
-		mem_cancel_charge(mc, stock->nr_pages);
+		mem_cancel_pages(mc, stock->nr_pages);
 	WRITE_ONCE(stock->nr_pages, 0);
 	WRITE_ONCE(stock->cached, NULL);
 	percpu_ref_put(&mc->ref);
 }
 
 /*
- * Put @nr pages charged to @mc into this CPU's stock.  When it holds
- * another container's pages, @take_over gives those back first; without
- * it, the pages are uncharged instead, as they are for a removed
- * container.  A stock never keeps more than two batches.
+ * Put @nr pages charged to @mc into this CPU's stock, each with the
+ * reference on @mc it carries (a stocked page holds one, as a charged
+ * folio's page does, so that a charge from the stock or an uncharge into
+ * it takes or drops none).  When the stock holds another container's
+ * pages, @take_over gives those back first; without it, the pages are
+ * uncharged instead, as they are for a removed container.  A stock never
+ * keeps more than two batches.
  * Context: interrupts off, this CPU's stock lock held.
  */
 static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
@@ -533,7 +511,7 @@ static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
 	lockdep_assert_held(this_cpu_ptr(&mem_stock.lock));
 	if (stock->cached != mc || READ_ONCE(mc->dead)) {
 		if (!take_over || READ_ONCE(mc->dead)) {
-			mem_cancel_charge(mc, nr);
+			mem_cancel_pages(mc, nr);
 			return;
 		}
 		mem_stock_drain(stock);
@@ -547,7 +525,7 @@ static void __mem_refill_stock(struct mem_container *mc, unsigned int nr,
 	}
 	WRITE_ONCE(stock->nr_pages, nr);
 	if (excess)
-		mem_cancel_charge(mc, excess);
+		mem_cancel_pages(mc, excess);
 }
 
 static bool mem_stock_in_subtree(int cpu, void *top)
@@ -1272,6 +1250,8 @@ retry:
 	over = mem_counters_charge(mc, batch, &may_swap);
 	if (!over) {
 		if (batch > nr_pages) {
+			/* @mc is pinned: the stocked pages' references. */
+			percpu_ref_get_many(&mc->ref, batch - nr_pages);
 			local_lock_irqsave(&mem_stock.lock, flags);
 			__mem_refill_stock(mc, batch - nr_pages, true);
 			local_unlock_irqrestore(&mem_stock.lock, flags);
@@ -1328,10 +1308,11 @@ nomem:
 
 /*
  * Record @folio as charged to @mc: it holds a reference on @mc per page.
- * With @from_stock, first take its pages from this CPU's stock, and return
- * false, having changed nothing, when the stock cannot cover them.
- * Otherwise the pages are on @mc's counter already.  Inlined, so that each
- * caller gets only its own half.  Under RCU or with @mc pinned.
+ * With @from_stock, take its pages, and their references, from this CPU's
+ * stock, and return false, having changed nothing, when the stock cannot
+ * cover them.  Otherwise the pages are on @mc's counter already.  Inlined,
+ * so that each caller gets only its own half.  Under RCU or with @mc
+ * pinned.
  */
 static __always_inline bool mem_commit(struct mem_container *mc,
 				       struct folio *folio, bool from_stock)
@@ -1351,8 +1332,9 @@ static __always_inline bool mem_commit(struct mem_container *mc,
 		local_unlock_irqrestore(&mem_stock.lock, flags);
 		if (!ok)
 			return false;
+	} else {
+		percpu_ref_get_many(&mc->ref, nr);
 	}
-	percpu_ref_get_many(&mc->ref, nr);
 	/* Nothing else sees the new folio yet, nor its lruvec. */
 	WRITE_ONCE(folio->container_mem, mem_word(mc));
 	mem_event(mc, MEM_PGPGIN, 1);
@@ -1390,8 +1372,7 @@ int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
 {
 	struct mem_container *mc;
 
-	if (WARN_ON_ONCE(folio->container_mem))
-		return 0;
+	VM_WARN_ON_ONCE_FOLIO(folio->container_mem, folio);
 	rcu_read_lock();
 	mc = mem_charge_target(mm);
 	/* The common case: this CPU's stock holds pages of @mc. */
@@ -1407,19 +1388,19 @@ int __container_mem_charge(struct folio *folio, struct mm_struct *mm,
 
 /*
  * Uncharge @nr pages of @events folios of @mc that are gone or no longer
- * charged: back to this CPU's stock, or to the counters, and drop their
- * references.
+ * charged: back to this CPU's stock with their references, or to the
+ * counters, dropping them.
  */
 static void mem_uncharge_pages(struct mem_container *mc, unsigned long nr,
 			       unsigned long events)
 {
 	unsigned long flags;
 
+	mem_event(mc, MEM_PGPGOUT, events);
+	/* @mc may be gone after this, with the last of these references. */
 	local_lock_irqsave(&mem_stock.lock, flags);
 	__mem_refill_stock(mc, nr, false);
 	local_unlock_irqrestore(&mem_stock.lock, flags);
-	mem_event(mc, MEM_PGPGOUT, events);
-	percpu_ref_put_many(&mc->ref, nr);
 	mem_oom_wake();
 }
 
@@ -1447,23 +1428,27 @@ void __container_mem_uncharge(struct folio *folio)
  */
 void container_mem_uncharge_folios(struct folio_batch *folios)
 {
+	unsigned long last_word = 0, nr = 0, events = 0;
 	struct mem_container *last = NULL;
-	unsigned long nr = 0, events = 0;
 	unsigned int i;
 
 	if (!static_branch_unlikely(&container_mem_charging))
 		return;
-	/* Folios of one container usually come together: uncharge at once. */
+	/*
+	 * Folios of one container usually come together: uncharge at once.
+	 * Equal owner words name the same container.
+	 */
 	for (i = 0; i < folio_batch_count(folios); i++) {
 		struct folio *folio = folios->folios[i];
-		struct mem_container *mc = mem_owner(folio);
+		unsigned long word = READ_ONCE(folio->container_mem);
 
-		if (!mc)
+		if (!word)
 			continue;
-		if (mc != last) {
+		if (word != last_word) {
 			if (last)
 				mem_uncharge_pages(last, nr, events);
-			last = mc;
+			last = mem_owner(folio);
+			last_word = word;
 			nr = 0;
 			events = 0;
 		}
@@ -1569,7 +1554,7 @@ void __container_mem_swapout(struct folio *folio, swp_entry_t entry)
 	if (to) {
 		swap_cgroup_record(entry, to->id, nr);
 		/* Folded into the heir, if @to is removed, after this. */
-		__this_cpu_add(to->pcpu->stat[MEM_SWAP], nr);
+		__this_cpu_add(to->pcpu->stat[CONTAINER_MEM_SWAP], nr);
 	}
 	rcu_read_unlock();
 	if (to != mc)
@@ -1594,7 +1579,7 @@ static void mem_swap_uncharge(unsigned short id, unsigned int nr)
 	page_counter_uncharge(&mc->memsw, nr);
 	to = mem_stat_target(mc);
 	if (to)
-		this_cpu_sub(to->pcpu->stat[MEM_SWAP], nr);
+		this_cpu_sub(to->pcpu->stat[CONTAINER_MEM_SWAP], nr);
 	rcu_read_unlock();
 	percpu_ref_put_many(&mc->ref, nr);
 	mem_oom_wake();
@@ -1733,17 +1718,6 @@ struct mem_move {
 static LIST_HEAD(mem_moves);
 static DEFINE_SPINLOCK(mem_moves_lock);
 
-/* Add @val pages to item @item of @mc (or its heir; the top keeps none). */
-static void mem_stat_mod(struct mem_container *mc, enum mem_stat_item item,
-			 long val)
-{
-	rcu_read_lock();
-	mc = mc ? mem_stat_target(mc) : NULL;
-	if (mc)
-		this_cpu_add(mc->pcpu->stat[item], val);
-	rcu_read_unlock();
-}
-
 /* Take @nr pages of room under @mv->to's limits, without sleeping. */
 static bool mem_move_charge_to(struct mem_move *mv, unsigned int nr)
 {
@@ -1810,22 +1784,22 @@ static int mem_move_folio(struct mem_move *mv, struct folio *folio,
 		goto unlock;
 	}
 
-	/* Its counts go with it: see mem_stat_item() for what they are. */
+	/* Its counts go with it (container_mem_stat_index()). */
 	if (anon) {
-		mem_stat_mod(mv->from, MEM_RSS, -nr);
-		mem_stat_mod(to, MEM_RSS, nr);
+		mem_stat_mod(mv->from, CONTAINER_MEM_RSS, -nr);
+		mem_stat_mod(to, CONTAINER_MEM_RSS, nr);
 		if (pmd_mapped) {
-			mem_stat_mod(mv->from, MEM_RSS_HUGE, -nr);
-			mem_stat_mod(to, MEM_RSS_HUGE, nr);
+			mem_stat_mod(mv->from, CONTAINER_MEM_RSS_HUGE, -nr);
+			mem_stat_mod(to, CONTAINER_MEM_RSS_HUGE, nr);
 		}
 	} else {
-		mem_stat_mod(mv->from, MEM_CACHE, -nr);
-		mem_stat_mod(to, MEM_CACHE, nr);
-		mem_stat_mod(mv->from, MEM_MAPPED_FILE, -nr);
-		mem_stat_mod(to, MEM_MAPPED_FILE, nr);
+		mem_stat_mod(mv->from, CONTAINER_MEM_CACHE, -nr);
+		mem_stat_mod(to, CONTAINER_MEM_CACHE, nr);
+		mem_stat_mod(mv->from, CONTAINER_MEM_MAPPED_FILE, -nr);
+		mem_stat_mod(to, CONTAINER_MEM_MAPPED_FILE, nr);
 		if (folio_test_swapbacked(folio)) {
-			mem_stat_mod(mv->from, MEM_SHMEM, -nr);
-			mem_stat_mod(to, MEM_SHMEM, nr);
+			mem_stat_mod(mv->from, CONTAINER_MEM_SHMEM, -nr);
+			mem_stat_mod(to, CONTAINER_MEM_SHMEM, nr);
 		}
 	}
 	if (to)
@@ -1868,10 +1842,10 @@ static void mem_move_swap(struct mem_move *mv, swp_entry_t entry)
 	}
 	if (to) {
 		percpu_ref_get(&to->ref);
-		mem_stat_mod(to, MEM_SWAP, 1);
+		mem_stat_mod(to, CONTAINER_MEM_SWAP, 1);
 	}
 	page_counter_uncharge(&mv->from->memsw, 1);
-	mem_stat_mod(mv->from, MEM_SWAP, -1);
+	mem_stat_mod(mv->from, CONTAINER_MEM_SWAP, -1);
 	percpu_ref_put(&mv->from->ref);
 }
 
@@ -1889,6 +1863,8 @@ static int mem_move_pmd_range(pmd_t *pmd, unsigned long addr,
 	mv->resume = addr;
 	ptl = pmd_trans_huge_lock(pmd, vma);
 	if (ptl) {
+		/* For sparse, which does not see a lock taken conditionally. */
+		__acquire(ptl);
 		folio = NULL;
 		if (pmd_present(*pmd) && !is_huge_zero_pmd(*pmd))
 			folio = vm_normal_folio_pmd(vma, addr, *pmd);
@@ -1903,7 +1879,7 @@ static int mem_move_pmd_range(pmd_t *pmd, unsigned long addr,
 		walk->action = ACTION_AGAIN;
 		return 0;
 	}
-	/* For sparse, which loses the lock taken in pte_offset_map_lock(). */
+	/* For sparse, as above (pte_offset_map_lock()). */
 	__acquire(ptl);
 	for (; addr != end; pte++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte);
@@ -2375,7 +2351,7 @@ static ssize_t mem_write(struct kernfs_open_file *of, char *buf,
 
 /* The counts of memory.stat, in pages except for the events. */
 struct mem_stat {
-	long stat[MEM_NR_STATS];
+	long stat[CONTAINER_MEM_NR_STATS];
 	long lru[NR_LRU_LISTS];
 	unsigned long events[MEM_NR_EVENTS];
 };
@@ -2400,7 +2376,7 @@ static void mem_stat_add(struct mem_container *mc, struct mem_stat *st)
 	int i;
 
 	if (!mem_is_top(mc)) {
-		for (i = 0; i < MEM_NR_STATS; i++)
+		for (i = 0; i < CONTAINER_MEM_NR_STATS; i++)
 			st->stat[i] += mem_stat_read(mc, i);
 		for_each_lru(lru)
 			st->lru[lru] += mem_lru_pages(mc, lru);
@@ -2412,21 +2388,21 @@ static void mem_stat_add(struct mem_container *mc, struct mem_stat *st)
 /* The top container: what the system counts. */
 static void mem_stat_system(struct mem_stat *st)
 {
-	static const enum node_stat_item items[MEM_SWAP] = {
-		[MEM_CACHE] = NR_FILE_PAGES,
-		[MEM_RSS] = NR_ANON_MAPPED,
-		[MEM_RSS_HUGE] = NR_ANON_THPS,
-		[MEM_SHMEM] = NR_SHMEM,
-		[MEM_MAPPED_FILE] = NR_FILE_MAPPED,
-		[MEM_DIRTY] = NR_FILE_DIRTY,
-		[MEM_WRITEBACK] = NR_WRITEBACK,
+	static const enum node_stat_item items[CONTAINER_MEM_SWAP] = {
+		[CONTAINER_MEM_CACHE] = NR_FILE_PAGES,
+		[CONTAINER_MEM_RSS] = NR_ANON_MAPPED,
+		[CONTAINER_MEM_RSS_HUGE] = NR_ANON_THPS,
+		[CONTAINER_MEM_SHMEM] = NR_SHMEM,
+		[CONTAINER_MEM_MAPPED_FILE] = NR_FILE_MAPPED,
+		[CONTAINER_MEM_DIRTY] = NR_FILE_DIRTY,
+		[CONTAINER_MEM_WRITEBACK] = NR_WRITEBACK,
 	};
 	enum lru_list lru;
 	int i;
 
-	for (i = 0; i < MEM_SWAP; i++)
+	for (i = 0; i < CONTAINER_MEM_SWAP; i++)
 		st->stat[i] = global_node_page_state(items[i]);
-	st->stat[MEM_SWAP] = mem_system_swap();
+	st->stat[CONTAINER_MEM_SWAP] = mem_system_swap();
 	for_each_lru(lru)
 		st->lru[lru] = global_node_page_state(NR_LRU_BASE + lru);
 }
@@ -2441,15 +2417,15 @@ static const char * const mem_event_names[MEM_NR_EVENTS] = {
 	[MEM_OOM_KILL] = "oom_kill",
 };
 
-static const char * const mem_stat_names[MEM_NR_STATS] = {
-	[MEM_CACHE] = "cache",
-	[MEM_RSS] = "rss",
-	[MEM_RSS_HUGE] = "rss_huge",
-	[MEM_SHMEM] = "shmem",
-	[MEM_MAPPED_FILE] = "mapped_file",
-	[MEM_DIRTY] = "dirty",
-	[MEM_WRITEBACK] = "writeback",
-	[MEM_SWAP] = "swap",
+static const char * const mem_stat_names[CONTAINER_MEM_NR_STATS] = {
+	[CONTAINER_MEM_CACHE] = "cache",
+	[CONTAINER_MEM_RSS] = "rss",
+	[CONTAINER_MEM_RSS_HUGE] = "rss_huge",
+	[CONTAINER_MEM_SHMEM] = "shmem",
+	[CONTAINER_MEM_MAPPED_FILE] = "mapped_file",
+	[CONTAINER_MEM_DIRTY] = "dirty",
+	[CONTAINER_MEM_WRITEBACK] = "writeback",
+	[CONTAINER_MEM_SWAP] = "swap",
 };
 
 static const char * const mem_lru_names[NR_LRU_LISTS] = {
@@ -2467,9 +2443,9 @@ static void mem_stat_print(struct seq_file *sf, const char *prefix,
 	int i;
 
 	/* A count caught while folios move up may dip below zero. */
-	for (i = 0; i < MEM_NR_STATS; i++) {
+	for (i = 0; i < CONTAINER_MEM_NR_STATS; i++) {
 		/* As in cgroup v1: no swap line without swap accounting. */
-		if (i == MEM_SWAP && !IS_ENABLED(CONFIG_SWAP))
+		if (i == CONTAINER_MEM_SWAP && !IS_ENABLED(CONFIG_SWAP))
 			continue;
 		seq_printf(sf, "%s%s %lu\n", prefix, mem_stat_names[i],
 			   max(st->stat[i], 0L) * PAGE_SIZE);
@@ -2505,12 +2481,12 @@ static int mem_stat_show(struct seq_file *sf, void *v)
 		 * As cgroup v1: the top counts the whole system, and what
 		 * its children do not count as its own.
 		 */
-		for (i = 0; i < MEM_NR_STATS; i++)
+		for (i = 0; i < CONTAINER_MEM_NR_STATS; i++)
 			st[0].stat[i] = -st[1].stat[i];
 		for (i = 0; i < NR_LRU_LISTS; i++)
 			st[0].lru[i] = -st[1].lru[i];
 		mem_stat_system(&st[1]);
-		for (i = 0; i < MEM_NR_STATS; i++)
+		for (i = 0; i < CONTAINER_MEM_NR_STATS; i++)
 			st[0].stat[i] += st[1].stat[i];
 		for (i = 0; i < NR_LRU_LISTS; i++)
 			st[0].lru[i] += st[1].lru[i];
@@ -2568,7 +2544,7 @@ static ssize_t mem_force_empty_write(struct kernfs_open_file *of, char *buf,
 	synchronize_rcu();
 	rcu_read_lock();
 	/* Its swap slots stay charged to it. */
-	mem_stat_fold(mc, mem_stat_target(mem_parent(mc)), MEM_SWAP);
+	mem_stat_fold(mc, mem_stat_target(mem_parent(mc)), CONTAINER_MEM_SWAP);
 	rcu_read_unlock();
 out:
 	mutex_unlock(&mem_limit_mutex);
@@ -2814,6 +2790,7 @@ static int mem_state_init(struct mem_container *mc,
 			goto fail;
 		lruvec_init(&pn->lruvec);
 		pn->lruvec.pgdat = NODE_DATA(nid);
+		pn->stat = mc->pcpu->stat;
 		pn->owner = mc;
 		mc->node[nid] = pn;
 	}
@@ -2884,7 +2861,7 @@ static void mem_dead_rcu(struct rcu_head *rcu)
 	struct mem_container *mc = container_of(rcu, struct mem_container, rcu);
 
 	rcu_read_lock();
-	mem_stat_fold(mc, mem_stat_target(mc), MEM_NR_STATS);
+	mem_stat_fold(mc, mem_stat_target(mc), CONTAINER_MEM_NR_STATS);
 	rcu_read_unlock();
 	if (page_counter_read(&mc->memory))
 		queue_delayed_work(system_wq, &mc->zombie_work,
@@ -2900,12 +2877,15 @@ static void mem_dead_rcu(struct rcu_head *rcu)
 static void mem_destroy(struct container_subsys_state *css)
 {
 	struct mem_container *mc = css_mem(css);
+	int nid;
 
 	if (WARN_ON_ONCE(mem_is_top(mc)))
 		return;
 	cancel_work_sync(&mc->soft_work);
 	/* Statistics go to the parent from now on; stocks take no pages. */
 	WRITE_ONCE(mc->dead, true);
+	for_each_node(nid)
+		WRITE_ONCE(mc->node[nid]->stat, NULL);
 	mc->zombie_delay = MEM_ZOMBIE_DELAY;
 	/* Folios in per-CPU LRU batches go on their lists, to move with them. */
 	lru_add_drain_all();

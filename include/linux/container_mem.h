@@ -16,6 +16,7 @@
 #include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/spinlock.h>
+#include <linux/container_mem_defs.h>
 
 struct folio_batch;
 struct container_subsys_state;
@@ -26,16 +27,6 @@ struct mem_container;
 #define CONTAINER_MEM_SOFT_BATCH	16
 
 #ifdef CONFIG_CONTAINER_MEM
-/**
- * struct container_mem_node - a memory container's part of one node
- * @lruvec: the LRU lists of the container's folios on the node
- * @owner: the container
- */
-struct container_mem_node {
-	struct lruvec lruvec;
-	struct mem_container *owner;
-};
-
 void container_mem_uncharge_folios(struct folio_batch *folios);
 void container_mem_migrate(struct folio *old, struct folio *new);
 void container_mem_replace(struct folio *old, struct folio *new);
