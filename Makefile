@@ -18,7 +18,9 @@
 # CHECK_CONFIGS (configurations "make check" boots), BOOT_TIMEOUT, CPUS;
 # MATRIX (build-matrix configurations; default all); for profile: MODE
 # (a bench mode; default containers), WORKLOAD (default
-# anon-fault-per-page), REPS, AGAINST=<config>:<mode> (compare with that).
+# anon-fault-per-page), REPS, AGAINST=<config>:<mode> (compare with that);
+# for bench: LRU_GEN=<value> (written to /sys/kernel/mm/lru_gen/enabled in
+# every guest first, e.g. y; the table goes to build/bench-lru-gen/).
 
 include scripts/version.mk
 
@@ -127,7 +129,7 @@ build-matrix: prepare
 # Not part of check: baseline, containers (in the top and two levels
 # down) and upstream cgroup v1, side by side.
 bench: kernel-baseline kernel-containers kernel-cgroupv1 initramfs
-	@scripts/bench.sh $(B)/initramfs.cpio \
+	@BENCH_LRU_GEN=$(LRU_GEN) scripts/bench.sh $(B)/initramfs.cpio \
 		baseline:none:$(call KERNEL,baseline) \
 		containers-top:root:$(call KERNEL,containers) \
 		containers:containers:$(call KERNEL,containers) \

@@ -3,11 +3,14 @@
 # make bench: boot each configuration BOOTS times under qemu -icount
 # shift=0 (guest time counts instructions) with one CPU, run the benchmark
 # program in the guest, and print the table of per-operation medians side
-# by side; also written to build/bench/table.md.
+# by side; also written to build/bench/table.md.  With BENCH_LRU_GEN set
+# (make bench LRU_GEN=y), the guests write it to the multi-gen LRU's
+# switch first, and the table goes to build/bench-lru-gen/ instead.
 # Usage: bench.sh INITRD NAME:MODE:KERNEL...
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-out=$here/../build/bench
+LRU_GEN=${BENCH_LRU_GEN:-}
+out=$here/../build/bench${LRU_GEN:+-lru-gen}
 initrd=$1
 shift
 BOOTS=${BOOTS:-3}
@@ -19,7 +22,8 @@ rm -f "$out"/*.raw "$out"/*.log
 
 run_one() {	# name mode kernel boot
 	local log=$out/$1.$4.log
-	if ! ICOUNT=1 CPUS=1 APPEND="norandmaps bench_mode=$2" BOOT_TIMEOUT=1800 \
+	if ! ICOUNT=1 CPUS=1 APPEND="norandmaps bench_mode=$2${LRU_GEN:+ bench_lru_gen=$LRU_GEN}" \
+		BOOT_TIMEOUT=1800 \
 		"$here/boot.sh" "$3" "$initrd" bench "$log" >/dev/null 2>&1; then
 		echo "bench: $1 boot $4 failed (console: $log)" >&2
 		return 1
@@ -63,9 +67,9 @@ for c in "${cols[@]}"; do
 		grep '^BENCH ' "$out/$c.$b.log" | sed "s/^/$b /"
 	done >"$out/$c.raw"
 done
-python3 - "$out" "${cols[@]}" <<'PY'
+python3 - "$out" "$LRU_GEN" "${cols[@]}" <<'PY'
 import statistics, sys
-out, cols = sys.argv[1], sys.argv[2:]
+out, lru_gen, cols = sys.argv[1], sys.argv[2], sys.argv[3:]
 data = {}	# workload -> col -> [boot medians]
 order = []
 for c in cols:
@@ -99,7 +103,9 @@ for w in order:
 note = (f"Median instruction-time per operation (qemu -icount shift=0, 1 CPU) "
         f"over the medians of {len(next(iter(data.values()))[cols[0]])} boots "
         f"x 7 repetitions; ± is the spread (max - min) of the boot medians "
-        f"relative to their median.")
+        f"relative to their median."
+        + (f"  Multi-gen LRU switched on ({lru_gen}) in every guest."
+           if lru_gen else ""))
 text = note + "\n\n" + "\n".join(lines) + "\n"
 open(f"{out}/table.md", "w").write(text)
 print(text)

@@ -48,7 +48,15 @@ if [ -b /dev/ram0 ] && mke2fs -q /dev/ram0 >/dev/null 2>&1; then
 	mkdir -p /mnt/bench-ext2 && mount -t ext2 /dev/ram0 /mnt/bench-ext2 &&
 		ext=/mnt/bench-ext2
 fi
-echo "BENCH-MODE $mode $(grep -c ^processor /proc/cpuinfo) cpus"
+# bench_lru_gen=<value> (make bench LRU_GEN=y): the multi-gen LRU's switch.
+lru_gen=$(sed -n 's/.*bench_lru_gen=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$lru_gen" ] &&
+   ! echo "$lru_gen" >/sys/kernel/mm/lru_gen/enabled 2>/dev/null; then
+	echo "HARNESS-RESULT: bench setup failed (lru_gen)"
+	exit 0
+fi
+echo "BENCH-MODE $mode $(grep -c ^processor /proc/cpuinfo) cpus," \
+     "lru_gen $(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo -)"
 /selftests/bench ${ext:+-e $ext} ${dir:+-c $dir} ${only:+-w $only} \
 	${reps:+-n $reps}
 echo "HARNESS-RESULT: bench done"
