@@ -19,8 +19,9 @@
 # MATRIX (build-matrix configurations; default all); for profile: MODE
 # (a bench mode; default containers), WORKLOAD (default
 # anon-fault-per-page), REPS, AGAINST=<config>:<mode> (compare with that);
-# for bench: LRU_GEN=<value> (written to /sys/kernel/mm/lru_gen/enabled in
-# every guest first, e.g. y; the table goes to build/bench-lru-gen/).
+# for bench and profile: LRU_GEN=<value> (written to
+# /sys/kernel/mm/lru_gen/enabled in every guest first, e.g. y; bench's
+# table goes to build/bench-lru-gen/).
 
 include scripts/version.mk
 
@@ -141,7 +142,8 @@ WORKLOAD ?= anon-fault-per-page
 REPS ?= 13
 profile: kernel-$(CONFIG) $(if $(AGAINST),kernel-$(firstword \
 		$(subst :, ,$(AGAINST)))) initramfs
-	@scripts/profile.sh $(B)/initramfs.cpio $(call OBJ,$(CONFIG)) $(MODE) \
+	@BENCH_LRU_GEN=$(LRU_GEN) scripts/profile.sh $(B)/initramfs.cpio \
+		$(call OBJ,$(CONFIG)) $(MODE) \
 		$(WORKLOAD) $(REPS) $(AGAINST)
 
 clean:

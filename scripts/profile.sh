@@ -13,10 +13,13 @@
 #            baseline:none: prints the functions whose cost differs most.
 # Writes build/profile/<config>-<mode>-<workload>.txt: the instructions
 # per operation, then one "instructions function" line each, most first.
+# With BENCH_LRU_GEN set (make profile LRU_GEN=y), the guests switch the
+# multi-gen LRU on first, and the names end in -lru-gen.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 initrd=$1 obj=$2 mode=$3 workload=$4 hi=${5:-13} against=${6:-}
 lo=3
+LRU_GEN=${BENCH_LRU_GEN:-}
 out=$here/../build/profile
 mkdir -p "$out"
 plugin=$out/insncount.so
@@ -27,6 +30,8 @@ fi
 
 boot() {	# objdir mode reps name
 	local args="bench_mode=$2 bench_only=$workload"
+
+	args+=${LRU_GEN:+" bench_lru_gen=$LRU_GEN"}
 	ICOUNT=1 CPUS=1 BOOT_TIMEOUT=1800 \
 		APPEND="nokaslr norandmaps $args bench_reps=$3" \
 		QEMU_EXTRA="-plugin $plugin,out=$out/$4.$3.counts" \
@@ -36,7 +41,7 @@ boot() {	# objdir mode reps name
 
 profile() {	# objdir mode -> writes $out/<name>.txt, prints its name
 	local name ops
-	name=$(basename "$1" | sed 's/^obj-//')-$2-$workload
+	name=$(basename "$1" | sed 's/^obj-//')-$2-$workload${LRU_GEN:+-lru-gen}
 	boot "$1" "$2" $lo "$name" & local b1=$!
 	boot "$1" "$2" "$hi" "$name" & local b2=$!
 	wait $b1 && wait $b2 || {
