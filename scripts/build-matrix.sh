@@ -6,7 +6,8 @@
 #
 #   core       tinyconfig + base, CONFIG_CONTAINERS=y and no subsystem
 #   <subsys>   the same with that one subsystem (debug, cpuset, ns,
-#              cpuacct, mem, pids)
+#              cpuacct, mem, pids); mem also with transparent huge pages,
+#              whose paths the memory controller charges and moves
 #   mixed      configs/mixed.config: CONFIG_CGROUPS=y with cgroup's
 #              cpuacct, pids and freezer beside containers' cpuset and
 #              memory (the configuration "make check" also boots)
@@ -73,6 +74,9 @@ fragment() {
 				echo "# CONFIG_CONTAINER_${s^^} is not set"
 			fi
 		done
+		if [ "$name" = mem ]; then
+			echo CONFIG_TRANSPARENT_HUGEPAGE=y
+		fi
 		;;
 	esac
 }
